@@ -1,0 +1,40 @@
+/// An error from the index or its storage: a ``code`` to branch on, a message that says what
+/// failed and what to do, and the underlying error, if any.
+///
+/// `Code` is a struct so that new codes can be added without breaking a `switch`.
+public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The store or its storage was closed.
+        public static let closed = Code("closed")
+        /// An argument was out of range or malformed.
+        public static let invalidArgument = Code("invalidArgument")
+        /// Reading or writing the storage failed.
+        public static let io = Code("io")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What failed, on which input, and what the caller can do.
+    public var message: String
+    /// The error that caused this one, if any.
+    public var underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        if let underlying {
+            return "\(code): \(message) (\(underlying))"
+        }
+        return "\(code): \(message)"
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+extension BookmarkIndexState {
+    /// The tags of `restrict`'s list with how many bookmarks carry each, by count descending,
+    /// then name ascending.
+    ///
+    /// Reads the maintained histogram; it never looks at a bookmark. Complexity: O(T log k) for
+    /// T distinct tags and `limit` k (a bounded selection, not a sort of every tag); O(T log T)
+    /// without a limit.
+    public func tagHistogram(in restrict: Restrict, limit: Int? = nil) -> [TagCount] {
+        let list = lists[restrict.listIndex]
+        var selection = BoundedSelection<(TagID, Int)>(limit: limit, isOrderedBefore: tagOrder)
+        for (index, count) in list.tagCounts.enumerated() where count > 0 {
+            selection.offer((TagID(index), Int(count)))
+        }
+        return selection.sorted().map(tagCount)
+    }
+
+    /// The bookmarks of `restrict`'s list that match `filter`, newest first, skipping `offset`
+    /// and returning at most `limit`.
+    ///
+    /// Served entirely from memory, so a filtered feed is never sparse. Complexity: with
+    /// ``BookmarkFilter/allOf`` tags, O(p) for p the postings of the rarest named tag, plus
+    /// O(m log(offset + limit)) to order the m matches; with only ``BookmarkFilter/anyOf`` tags,
+    /// O(postings of those tags); a filter naming no tag to select by walks the list in order and
+    /// stops after `offset + limit` matches. Only the postings of the tags the filter names are
+    /// read.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        limit: Int? = nil,
+        offset: Int = 0
+    ) -> [IndexedBookmark] {
+        precondition(offset >= 0, "offset must not be negative")
+        precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
+        let list = lists[restrict.listIndex]
+        let plan = queryPlan(in: restrict, matching: filter)
+        let wanted = limit.map { offset + $0 }
+        if wanted == 0 { return [] }
+
+        if let candidates = plan.candidates {
+            var selection = BoundedSelection<IndexedBookmark>(limit: wanted) { $0.serverOrder > $1.serverOrder }
+            for slot in candidates {
+                guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
+                selection.offer(row.bookmark)
+            }
+            return Array(selection.sorted().dropFirst(offset))
+        }
+        var result: [IndexedBookmark] = []
+        var skipped = 0
+        list.forEachNewestFirst { row, slot in
+            guard plan.matches(row, slot: slot) else { return true }
+            if skipped < offset {
+                skipped += 1
+            } else {
+                result.append(row.bookmark)
+            }
+            return wanted.map { result.count + skipped < $0 } ?? true
+        }
+        return result
+    }
+
+    /// How many bookmarks of `restrict`'s list match `filter`. Complexity as ``bookmarks(in:matching:limit:offset:)``
+    /// without a limit, but nothing is sorted or copied.
+    public func count(in restrict: Restrict, matching filter: BookmarkFilter) -> Int {
+        var count = 0
+        forEachMatch(in: restrict, matching: filter) { _ in count += 1 }
+        return count
+    }
+
+    /// The tags carried by the bookmarks that match `filter`, with how many of them carry each,
+    /// by count descending then name; what a tag-filter sheet shows as tags are picked.
+    ///
+    /// The tags the filter requires (``BookmarkFilter/allOf``) are left out, since every match
+    /// carries them. Complexity: O(m · t) for m matches of t tags each, plus the selection.
+    public func coOccurringTags(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter,
+        limit: Int? = nil
+    ) -> [TagCount] {
+        let required = Set(filter.allOf.flatMap { tags.ids(matching: $0) })
+        var counts: [TagID: Int] = [:]
+        forEachMatch(in: restrict, matching: filter) { row in
+            for tag in row.tagIDs where !required.contains(tag) {
+                counts[tag, default: 0] += 1
+            }
+        }
+        var selection = BoundedSelection<(TagID, Int)>(limit: limit, isOrderedBefore: tagOrder)
+        for entry in counts { selection.offer(entry) }
+        return selection.sorted().map(tagCount)
+    }
+
+    private func forEachMatch(in restrict: Restrict, matching filter: BookmarkFilter, _ body: (ListIndex.Row) -> Void) {
+        let list = lists[restrict.listIndex]
+        let plan = queryPlan(in: restrict, matching: filter)
+        if let candidates = plan.candidates {
+            for slot in candidates {
+                guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
+                body(row)
+            }
+        } else {
+            list.forEachNewestFirst { row, slot in
+                if plan.matches(row, slot: slot) { body(row) }
+                return true
+            }
+        }
+    }
+
+    private func tagOrder(_ a: (TagID, Int), _ b: (TagID, Int)) -> Bool {
+        if a.1 != b.1 { return a.1 > b.1 }
+        return tags.names[Int(a.0)] < tags.names[Int(b.0)]
+    }
+
+    private func tagCount(_ entry: (TagID, Int)) -> TagCount {
+        TagCount(name: tags.names[Int(entry.0)], translatedName: tags.translations[Int(entry.0)], count: entry.1)
+    }
+}
+
+extension BookmarkIndexState {
+    /// How `filter` would be evaluated against `restrict`'s list.
+    func queryPlan(in restrict: Restrict, matching filter: BookmarkFilter) -> QueryPlan {
+        QueryPlan(filter: filter, tags: tags, list: lists[restrict.listIndex])
+    }
+}
+
+/// A filter resolved against one list: the posting sets of the tags it names, and where to
+/// draw candidates from.
+struct QueryPlan {
+    /// One entry per required tag word: the postings of every tag the word names.
+    var required: [[Set<Int32>]] = []
+    var anyOf: [Set<Int32>] = []
+    var excluded: [Set<Int32>] = []
+    var text: String?
+    var includesInvisible: Bool
+    /// The slots to test, or `nil` to walk the whole list in order.
+    var candidates: [Int32]?
+
+    init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
+        includesInvisible = filter.includesInvisible
+        text = filter.text.flatMap { $0.isEmpty ? nil : $0 }
+        func postings(_ word: String) -> [Set<Int32>] {
+            tags.ids(matching: word).map { list.postings(of: $0) }.filter { !$0.isEmpty }
+        }
+        required = filter.allOf.map(postings)
+        anyOf = filter.anyOf.flatMap(postings)
+        excluded = filter.noneOf.flatMap(postings)
+
+        if !filter.allOf.isEmpty {
+            // The rarest required word bounds the candidates.
+            let rarest = required.min { $0.reduce(0) { $0 + $1.count } < $1.reduce(0) { $0 + $1.count } } ?? []
+            var slots = Set<Int32>()
+            for set in rarest { slots.formUnion(set) }
+            candidates = rarest.count == 1 ? Array(rarest[0]) : Array(slots)
+        } else if !filter.anyOf.isEmpty {
+            var slots = Set<Int32>()
+            for set in anyOf { slots.formUnion(set) }
+            candidates = anyOf.count == 1 ? Array(anyOf[0]) : Array(slots)
+        }
+    }
+
+    func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
+        if !includesInvisible && !row.bookmark.illust.isVisible { return false }
+        for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
+        if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
+        if excluded.contains(where: { $0.contains(slot) }) { return false }
+        if let text {
+            let illust = row.bookmark.illust
+            if illust.title.range(of: text, options: .caseInsensitive) == nil
+                && illust.artistName.range(of: text, options: .caseInsensitive) == nil {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,97 @@
+/// The whole index as a value: both lists, their tag histograms, inverted tag indexes, server
+/// order and sync metadata.
+///
+/// `BookmarkIndexState` is a pure value type: ``apply(_:)`` is the only way to change it, and it
+/// keeps every derived structure current as it goes, so reads never rebuild anything.
+/// ``BookmarksIndexStore`` owns one and makes every batch durable before applying it; use the
+/// state directly for tests, tools and off-actor snapshots. Copies are cheap until written
+/// (copy-on-write).
+public struct BookmarkIndexState: Sendable {
+    var tags = TagTable()
+    var lists: [ListIndex] = [ListIndex(), ListIndex()]
+    var metadataByList: [BookmarkIndexMetadata] = [BookmarkIndexMetadata(), BookmarkIndexMetadata()]
+
+    /// An empty index.
+    public init() {}
+
+    /// Applies `changes` in order.
+    ///
+    /// Complexity: O(t) per upsert or remove of a row with t tags, amortized; O(n) for
+    /// ``BookmarkChange/removeAll(_:)`` of a list of n rows.
+    public mutating func apply(_ changes: some Sequence<BookmarkChange>) {
+        for change in changes {
+            switch change {
+            case .upsert(let bookmark):
+                var bookmark = bookmark
+                var tagIDs: [TagID] = []
+                tagIDs.reserveCapacity(bookmark.illust.tags.count)
+                for index in bookmark.illust.tags.indices {
+                    let (id, interned) = tags.intern(bookmark.illust.tags[index])
+                    bookmark.illust.tags[index] = interned
+                    if !tagIDs.contains(id) { tagIDs.append(id) }
+                }
+                lists[bookmark.restrict.listIndex].upsert(bookmark, tagIDs: tagIDs)
+            case .remove(let key):
+                lists[key.restrict.listIndex].remove(illustID: key.illustID)
+            case .removeAll(let restrict):
+                lists[restrict.listIndex].removeAll()
+            case .setMetadata(let metadata, let restrict):
+                metadataByList[restrict.listIndex] = metadata
+            }
+        }
+        for index in lists.indices {
+            lists[index].finishBatch()
+        }
+    }
+
+    /// Applies one change.
+    public mutating func apply(_ change: BookmarkChange) {
+        apply(CollectionOfOne(change))
+    }
+
+    /// The sync metadata of `restrict`'s list.
+    public func metadata(for restrict: Restrict) -> BookmarkIndexMetadata {
+        metadataByList[restrict.listIndex]
+    }
+
+    /// The number of bookmarks in `restrict`'s list, visible or not. O(1).
+    public func count(in restrict: Restrict) -> Int {
+        lists[restrict.listIndex].count
+    }
+
+    /// Whether the index has the bookmark `key`. O(1).
+    public func contains(_ key: BookmarkKey) -> Bool {
+        lists[key.restrict.listIndex].row(illustID: key.illustID) != nil
+    }
+
+    /// The bookmark `key`, or `nil`. O(1).
+    public func bookmark(for key: BookmarkKey) -> IndexedBookmark? {
+        lists[key.restrict.listIndex].row(illustID: key.illustID)?.bookmark
+    }
+
+    /// The largest and smallest ``IndexedBookmark/serverOrder`` of `restrict`'s list, or `nil`
+    /// when it is empty; what ``ServerOrder``'s functions take.
+    public func serverOrderBounds(in restrict: Restrict) -> (newest: Int64, oldest: Int64)? {
+        lists[restrict.listIndex].orderBounds
+    }
+
+    /// Every bookmark of `restrict`'s list, visible or not, newest first. O(n).
+    public func allBookmarks(in restrict: Restrict) -> [IndexedBookmark] {
+        var result: [IndexedBookmark] = []
+        result.reserveCapacity(count(in: restrict))
+        lists[restrict.listIndex].forEachNewestFirst { row, _ in
+            result.append(row.bookmark)
+            return true
+        }
+        return result
+    }
+}
+
+extension Restrict {
+    var listIndex: Int {
+        switch self {
+        case .public: 0
+        case .private: 1
+        }
+    }
+}

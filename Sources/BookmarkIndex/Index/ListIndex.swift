@@ -1,0 +1,122 @@
+/// Everything the index keeps for one list: the rows, the tag histogram, the inverted
+/// tag → rows index and the server order, all maintained on every write.
+struct ListIndex: Sendable {
+    struct Row: Sendable {
+        var bookmark: IndexedBookmark
+        /// The row's distinct tags, interned.
+        var tagIDs: [TagID]
+        /// The stamp of the row's live entry in ``OrderList``.
+        var orderStamp: UInt32
+    }
+
+    /// Row storage; a removed row leaves a hole that the next insert reuses.
+    private(set) var slots: [Row?] = []
+    private var freeSlots: [Int32] = []
+    private(set) var slotByIllust: [Int: Int32] = [:]
+    /// Bookmarks carrying each tag, by ``TagID``.
+    private(set) var tagCounts: [Int32] = []
+    /// The inverted index: the slots of the rows carrying each tag, by ``TagID``.
+    private(set) var postings: [Set<Int32>] = []
+    private(set) var order = OrderList()
+
+    var count: Int { slotByIllust.count }
+
+    func row(illustID: Int) -> Row? {
+        slotByIllust[illustID].flatMap { slots[Int($0)] }
+    }
+
+    func row(at slot: Int32) -> Row? { slots[Int(slot)] }
+
+    func postings(of tag: TagID) -> Set<Int32> {
+        Int(tag) < postings.count ? postings[Int(tag)] : []
+    }
+
+    func tagCount(of tag: TagID) -> Int {
+        Int(tag) < tagCounts.count ? Int(tagCounts[Int(tag)]) : 0
+    }
+
+    /// Inserts or replaces the row of `bookmark.illust.id`, whose tags are already interned as `tagIDs`.
+    mutating func upsert(_ bookmark: IndexedBookmark, tagIDs: [TagID]) {
+        var bookmark = bookmark
+        let slot: Int32
+        if let existing = slotByIllust[bookmark.illust.id], let old = slots[Int(existing)] {
+            slot = existing
+            bookmark.firstIndexedAt = min(old.bookmark.firstIndexedAt, bookmark.firstIndexedAt)
+            unindexTags(old.tagIDs, slot: slot)
+            if old.bookmark.serverOrder == bookmark.serverOrder {
+                slots[Int(slot)] = Row(bookmark: bookmark, tagIDs: tagIDs, orderStamp: old.orderStamp)
+                indexTags(tagIDs, slot: slot)
+                return
+            }
+        } else if let reused = freeSlots.popLast() {
+            slot = reused
+        } else {
+            slot = Int32(slots.count)
+            slots.append(nil)
+        }
+        let stamp = order.insert(order: bookmark.serverOrder, slot: slot)
+        slots[Int(slot)] = Row(bookmark: bookmark, tagIDs: tagIDs, orderStamp: stamp)
+        slotByIllust[bookmark.illust.id] = slot
+        indexTags(tagIDs, slot: slot)
+    }
+
+    mutating func remove(illustID: Int) {
+        guard let slot = slotByIllust.removeValue(forKey: illustID), let old = slots[Int(slot)] else { return }
+        unindexTags(old.tagIDs, slot: slot)
+        slots[Int(slot)] = nil
+        freeSlots.append(slot)
+    }
+
+    mutating func removeAll() {
+        self = ListIndex()
+    }
+
+    /// Restores the order list's invariants after a batch of writes.
+    mutating func finishBatch() {
+        let slots = self.slots
+        order.normalize(liveCount: count) { entry in
+            slots[Int(entry.slot)]?.orderStamp == entry.stamp
+        }
+    }
+
+    /// Calls `body` with each row, newest first, until it returns `false`.
+    func forEachNewestFirst(_ body: (Row, Int32) -> Bool) {
+        order.forEachNewestFirst { entry in
+            guard let row = slots[Int(entry.slot)], row.orderStamp == entry.stamp else { return true }
+            return body(row, entry.slot)
+        }
+    }
+
+    /// The newest and oldest ``IndexedBookmark/serverOrder`` in the list.
+    var orderBounds: (newest: Int64, oldest: Int64)? {
+        var newest: Int64?
+        forEachNewestFirst { row, _ in newest = row.bookmark.serverOrder; return false }
+        guard let newest else { return nil }
+        var oldest = newest
+        order.forEachOldestFirst { entry in
+            guard let row = slots[Int(entry.slot)], row.orderStamp == entry.stamp else { return true }
+            oldest = row.bookmark.serverOrder
+            return false
+        }
+        return (newest, oldest)
+    }
+
+    private mutating func indexTags(_ tagIDs: [TagID], slot: Int32) {
+        for tag in tagIDs {
+            let index = Int(tag)
+            if index >= tagCounts.count {
+                tagCounts.append(contentsOf: repeatElement(0, count: index + 1 - tagCounts.count))
+                postings.append(contentsOf: repeatElement([], count: index + 1 - postings.count))
+            }
+            tagCounts[index] += 1
+            postings[index].insert(slot)
+        }
+    }
+
+    private mutating func unindexTags(_ tagIDs: [TagID], slot: Int32) {
+        for tag in tagIDs {
+            tagCounts[Int(tag)] -= 1
+            postings[Int(tag)].remove(slot)
+        }
+    }
+}

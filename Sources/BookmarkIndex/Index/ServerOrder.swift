@@ -1,0 +1,30 @@
+/// The conventions writers follow for ``IndexedBookmark/serverOrder`` so that a list reads in
+/// Pixiv's order, newest bookmark first.
+///
+/// - New bookmarks found by a delta sync go on top, in page order: the `i`-th new row (counting
+///   across all pages of that sync from 0) gets ``deltaOrder(index:above:)``.
+/// - A full walk gives the `i`-th row it sees ``walkOrder(index:below:)``: below every row present
+///   when the walk began. When the walk completes the rows it did not see are pruned, so what is
+///   left is exactly Pixiv's order.
+/// - An in-app bookmark goes on top: ``newest(above:)``.
+public enum ServerOrder {
+    /// The room a delta sync reserves above the current newest row.
+    public static let deltaSpan: Int64 = 1 << 32
+
+    /// The order of the `index`-th new row of a delta sync that began when the newest row had
+    /// `newest` (`nil` for an empty list).
+    public static func deltaOrder(index: Int, above newest: Int64?) -> Int64 {
+        (newest ?? 0) + deltaSpan - Int64(index)
+    }
+
+    /// The order of the `index`-th row of a full walk that began when the oldest row had
+    /// `oldest` (`nil` for an empty list).
+    public static func walkOrder(index: Int, below oldest: Int64?) -> Int64 {
+        (oldest ?? 0) - 1 - Int64(index)
+    }
+
+    /// The order of a bookmark made in the app, above the newest row.
+    public static func newest(above newest: Int64?) -> Int64 {
+        (newest ?? 0) + 1
+    }
+}

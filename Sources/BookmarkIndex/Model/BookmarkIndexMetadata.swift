@@ -1,0 +1,50 @@
+import Foundation
+
+/// What the index remembers about syncing one list.
+public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
+    /// The schema version of the stored records this code writes.
+    public static let currentSchemaVersion = 1
+
+    /// When the last complete full walk of the list finished.
+    public var lastFullSync: Date?
+    /// When the last delta sync finished.
+    public var lastDeltaSync: Date?
+    /// Where an interrupted full walk resumes; `nil` when no walk is in progress.
+    public var fullSyncCursor: FullSyncCursor?
+    /// The schema version the metadata was written with.
+    public var schemaVersion: Int
+
+    /// Creates metadata; all dates default to "never".
+    public init(
+        lastFullSync: Date? = nil,
+        lastDeltaSync: Date? = nil,
+        fullSyncCursor: FullSyncCursor? = nil,
+        schemaVersion: Int = BookmarkIndexMetadata.currentSchemaVersion
+    ) {
+        self.lastFullSync = lastFullSync
+        self.lastDeltaSync = lastDeltaSync
+        self.fullSyncCursor = fullSyncCursor
+        self.schemaVersion = schemaVersion
+    }
+}
+
+/// The saved position of a full walk, so it resumes after a failure or a restart instead of
+/// starting over.
+public struct FullSyncCursor: Sendable, Hashable, Codable {
+    /// The source's token for the next page to fetch (for Pixiv, the `next_url` as given).
+    public var nextPage: String
+    /// When the walk began; rows not seen since then are pruned when it completes.
+    public var startedAt: Date
+    /// Pages fetched so far.
+    public var pagesFetched: Int
+    /// The ``IndexedBookmark/serverOrder`` the next row of the walk gets.
+    public var nextServerOrder: Int64
+
+    /// Creates a cursor.
+    public init(nextPage: String, startedAt: Date, pagesFetched: Int, nextServerOrder: Int64) {
+        self.nextPage = nextPage
+        self.startedAt = startedAt
+        self.pagesFetched = pagesFetched
+        self.nextServerOrder = nextServerOrder
+    }
+}

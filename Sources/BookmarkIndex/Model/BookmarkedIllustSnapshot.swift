@@ -1,0 +1,70 @@
+import Foundation
+
+/// An artwork as the index keeps it: the fields of Pixiv's illust object an app needs to show
+/// and filter a bookmark, without the network.
+///
+/// Works that were deleted or hidden after they were bookmarked arrive from Pixiv with
+/// `visible: false`, an empty title and no tags; they keep their place in the list with
+/// ``isVisible`` `false`, and queries hide them unless asked not to.
+public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
+    /// Pixiv's illust ID.
+    public var id: Int
+    public var title: String
+    public var type: IllustType
+    /// The artist's user ID.
+    public var artistID: Int
+    public var artistName: String
+    /// The artwork's tags, in Pixiv's order.
+    public var tags: [TagRef]
+    /// The square-medium thumbnail URL, as Pixiv sends it.
+    public var thumbnailURL: String?
+    public var pageCount: Int
+    public var width: Int
+    public var height: Int
+    /// Pixiv's `x_restrict`: 0 all ages, 1 R-18, 2 R-18G.
+    public var xRestrict: Int
+    /// Pixiv's `illust_ai_type`: 0 unknown, 1 not AI-generated, 2 AI-generated.
+    public var aiType: Int
+    /// When the artwork was posted.
+    public var createDate: Date
+    /// `false` for works deleted or hidden after they were bookmarked.
+    public var isVisible: Bool
+    /// How many users have bookmarked the work, when it was last seen.
+    public var totalBookmarks: Int
+
+    /// Creates a snapshot. Every field but the ID and title has a neutral default so tests and
+    /// adapters only spell out what they know.
+    public init(
+        id: Int,
+        title: String,
+        type: IllustType = .illust,
+        artistID: Int = 0,
+        artistName: String = "",
+        tags: [TagRef] = [],
+        thumbnailURL: String? = nil,
+        pageCount: Int = 1,
+        width: Int = 0,
+        height: Int = 0,
+        xRestrict: Int = 0,
+        aiType: Int = 0,
+        createDate: Date = Date(timeIntervalSince1970: 0),
+        isVisible: Bool = true,
+        totalBookmarks: Int = 0
+    ) {
+        self.id = id
+        self.title = title
+        self.type = type
+        self.artistID = artistID
+        self.artistName = artistName
+        self.tags = tags
+        self.thumbnailURL = thumbnailURL
+        self.pageCount = pageCount
+        self.width = width
+        self.height = height
+        self.xRestrict = xRestrict
+        self.aiType = aiType
+        self.createDate = createDate
+        self.isVisible = isVisible
+        self.totalBookmarks = totalBookmarks
+    }
+}

@@ -1,0 +1,33 @@
+import BookmarkIndex
+import Foundation
+
+/// Builds a row with the given tags; tags are written "name" or "name=translation".
+func row(
+    _ id: Int,
+    _ restrict: Restrict = .public,
+    tags: [String] = [],
+    order: Int64 = 0,
+    title: String = "",
+    artist: String = "",
+    visible: Bool = true,
+    seen: TimeInterval = 1_000
+) -> IndexedBookmark {
+    let tagRefs = tags.map { spec -> TagRef in
+        let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+        return TagRef(name: parts[0], translatedName: parts.count > 1 ? parts[1] : nil)
+    }
+    return IndexedBookmark(
+        illust: BookmarkedIllustSnapshot(
+            id: id, title: title, artistID: id % 100, artistName: artist,
+            tags: tagRefs, isVisible: visible
+        ),
+        restrict: restrict,
+        serverOrder: order,
+        firstIndexedAt: Date(timeIntervalSince1970: seen),
+        lastSeenAt: Date(timeIntervalSince1970: seen)
+    )
+}
+
+extension Array where Element == IndexedBookmark {
+    var ids: [Int] { map(\.illust.id) }
+}

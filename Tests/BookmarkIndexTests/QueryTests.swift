@@ -1,0 +1,101 @@
+@testable import BookmarkIndex
+import Foundation
+import Testing
+
+@Suite("Queries")
+struct QueryTests {
+    /// Rows 1...6, newest first by id descending.
+    static let state: BookmarkIndexState = {
+        var state = BookmarkIndexState()
+        state.apply([
+            .upsert(row(1, tags: ["オリジナル=original", "風景=scenery"], order: 1, title: "Morning sea", artist: "Kaito")),
+            .upsert(row(2, tags: ["オリジナル=original", "女の子=girl"], order: 2, title: "夏の空", artist: "みどり")),
+            .upsert(row(3, tags: ["女の子=girl", "猫=cat"], order: 3, title: "Cat nap", artist: "ねこ丸")),
+            .upsert(row(4, tags: ["オリジナル=original", "女の子=girl", "猫=cat"], order: 4, title: "Sunset", artist: "Hiro")),
+            .upsert(row(5, tags: [], order: 5, visible: false)),
+            .upsert(row(6, tags: ["R-18", "女の子=girl"], order: 6, title: "Night", artist: "kaito")),
+            .upsert(row(7, .private, tags: ["オリジナル=original"], order: 7, title: "private one")),
+        ])
+        return state
+    }()
+
+    func ids(_ filter: BookmarkFilter, limit: Int? = nil, offset: Int = 0) -> [Int] {
+        Self.state.bookmarks(in: .public, matching: filter, limit: limit, offset: offset).ids
+    }
+
+    @Test func emptyFilterListsVisibleWorksNewestFirst() {
+        #expect(ids(.all) == [6, 4, 3, 2, 1])
+        #expect(ids(BookmarkFilter(includesInvisible: true)) == [6, 5, 4, 3, 2, 1])
+    }
+
+    @Test func allOf() {
+        #expect(ids(BookmarkFilter(allOf: ["オリジナル"])) == [4, 2, 1])
+        #expect(ids(BookmarkFilter(allOf: ["オリジナル", "女の子"])) == [4, 2])
+        #expect(ids(BookmarkFilter(allOf: ["オリジナル", "女の子", "猫"])) == [4])
+        #expect(ids(BookmarkFilter(allOf: ["オリジナル", "no such tag"])) == [])
+    }
+
+    @Test func anyOf() {
+        #expect(ids(BookmarkFilter(anyOf: ["風景", "猫"])) == [4, 3, 1])
+        #expect(ids(BookmarkFilter(anyOf: ["no such tag"])) == [])
+        #expect(ids(BookmarkFilter(allOf: ["女の子"], anyOf: ["猫", "R-18"])) == [6, 4, 3])
+    }
+
+    @Test func noneOf() {
+        #expect(ids(BookmarkFilter(noneOf: ["女の子"])) == [1])
+        #expect(ids(BookmarkFilter(noneOf: ["女の子"], includesInvisible: true)) == [5, 1])
+        #expect(ids(BookmarkFilter(allOf: ["女の子"], noneOf: ["R-18", "猫"])) == [2])
+        #expect(ids(BookmarkFilter(noneOf: ["no such tag"])) == [6, 4, 3, 2, 1])
+    }
+
+    @Test func translatedNamesMatchIgnoringCase() {
+        #expect(ids(BookmarkFilter(allOf: ["ORIGINAL", "Girl"])) == [4, 2])
+        #expect(ids(BookmarkFilter(anyOf: ["Scenery"])) == [1])
+        #expect(ids(BookmarkFilter(noneOf: ["CAT", "r-18"])) == [2, 1])
+    }
+
+    @Test func textMatchesTitleOrArtistIgnoringCase() {
+        #expect(ids(BookmarkFilter(text: "kaito")) == [6, 1])
+        #expect(ids(BookmarkFilter(text: "SUN")) == [4])
+        #expect(ids(BookmarkFilter(text: "空")) == [2])
+        #expect(ids(BookmarkFilter(allOf: ["original"], text: "kaito")) == [1])
+        #expect(ids(BookmarkFilter(text: "")) == [6, 4, 3, 2, 1], "empty text matches everything")
+    }
+
+    @Test func limitAndOffsetPageThroughServerOrder() {
+        #expect(ids(.all, limit: 2) == [6, 4])
+        #expect(ids(.all, limit: 2, offset: 2) == [3, 2])
+        #expect(ids(.all, limit: 2, offset: 4) == [1])
+        #expect(ids(.all, limit: 0) == [])
+        #expect(ids(BookmarkFilter(allOf: ["girl"]), limit: 2, offset: 1) == [4, 3])
+        #expect(ids(BookmarkFilter(anyOf: ["cat", "scenery"]), limit: 1, offset: 2) == [1])
+    }
+
+    @Test func countMatchesTheListedRows() {
+        for filter in [BookmarkFilter.all, BookmarkFilter(allOf: ["girl"]), BookmarkFilter(anyOf: ["cat", "r-18"]), BookmarkFilter(noneOf: ["girl"], includesInvisible: true)] {
+            #expect(Self.state.count(in: .public, matching: filter) == ids(filter).count)
+        }
+        #expect(Self.state.count(in: .public) == 6)
+        #expect(Self.state.count(in: .private, matching: .all) == 1)
+    }
+
+    @Test func coOccurringTagsNarrowWithTheFilter() {
+        #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["original"])) == [
+            TagCount(name: "女の子", translatedName: "girl", count: 2),
+            TagCount(name: "猫", translatedName: "cat", count: 1),
+            TagCount(name: "風景", translatedName: "scenery", count: 1),
+        ])
+        #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["original", "girl"]), limit: 1) == [
+            TagCount(name: "猫", translatedName: "cat", count: 1),
+        ])
+        #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(noneOf: ["girl"])) == [
+            TagCount(name: "オリジナル", translatedName: "original", count: 1),
+            TagCount(name: "風景", translatedName: "scenery", count: 1),
+        ])
+    }
+
+    @Test func listsAreSeparate() {
+        #expect(Self.state.bookmarks(in: .private, matching: BookmarkFilter(allOf: ["original"])).ids == [7])
+        #expect(Self.state.tagHistogram(in: .private) == [TagCount(name: "オリジナル", translatedName: "original", count: 1)])
+    }
+}

@@ -1,0 +1,79 @@
+import BookmarkIndex
+import Foundation
+import Testing
+
+@Suite("BookmarksIndexStore")
+struct StoreTests {
+    @Test func writesAreDurableBatchesAndQueriesSeeThem() async throws {
+        let storage = InMemoryStorage()
+        let store = try BookmarksIndexStore(storage: storage)
+        try await store.upsert([row(1, tags: ["a"], order: 1), row(2, tags: ["a", "b"], order: 2)])
+        try await store.upsert([row(1, .private, tags: ["c"], order: 1)])
+        #expect(storage.appendedBatches == 2)
+        #expect(await store.count(in: .public) == 2)
+        #expect(await store.contains(BookmarkKey(illustID: 1, restrict: .private)))
+        #expect(await store.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["a"])).ids == [2, 1])
+        #expect(await store.count(in: .public, matching: BookmarkFilter(allOf: ["b"])) == 1)
+        #expect(await store.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["b"])) == [TagCount(name: "a", count: 1)])
+        #expect(await store.bookmark(for: BookmarkKey(illustID: 2, restrict: .public))?.illust.tags.map(\.name) == ["a", "b"])
+
+        try await store.remove([BookmarkKey(illustID: 2, restrict: .public)])
+        #expect(await store.tagHistogram(in: .public) == [TagCount(name: "a", count: 1)])
+        try await store.apply([])
+        #expect(storage.appendedBatches == 3, "an empty batch writes nothing")
+    }
+
+    @Test func reopeningTheStorageSeesEveryAcknowledgedBatch() async throws {
+        let storage = InMemoryStorage()
+        let metadata = BookmarkIndexMetadata(lastDeltaSync: Date(timeIntervalSince1970: 77))
+        do {
+            let store = try BookmarksIndexStore(storage: storage)
+            try await store.upsert([row(1, tags: ["a"]), row(2, .private)])
+            try await store.setMetadata(metadata, for: .public)
+            try await store.close()
+            await #expect(throws: BookmarkIndexError.self) { try await store.upsert([row(3)]) }
+            #expect(await store.count(in: .public) == 1, "a closed store still answers queries")
+        }
+        let reopened = try BookmarksIndexStore(storage: storage)
+        #expect(await reopened.count(in: .public) == 1)
+        #expect(await reopened.count(in: .private) == 1)
+        #expect(await reopened.metadata(for: .public) == metadata)
+    }
+
+    @Test func resetStoreWipesBothListsAndMetadata() async throws {
+        let storage = InMemoryStorage()
+        let store = try BookmarksIndexStore(storage: storage)
+        try await store.upsert([row(1, tags: ["a"]), row(1, .private, tags: ["b"])])
+        try await store.setMetadata(BookmarkIndexMetadata(lastFullSync: Date()), for: .private)
+        try await store.resetStore()
+        for restrict in Restrict.allCases {
+            #expect(await store.count(in: restrict) == 0)
+            #expect(await store.tagHistogram(in: restrict).isEmpty)
+            #expect(await store.metadata(for: restrict) == BookmarkIndexMetadata())
+        }
+        // The storage was wiped too, not just memory.
+        let reopened = try BookmarksIndexStore(storage: storage)
+        #expect(await reopened.count(in: .public) == 0)
+        // And the store keeps working after a reset.
+        try await store.upsert([row(5, tags: ["z"])])
+        #expect(await store.tagHistogram(in: .public) == [TagCount(name: "z", count: 1)])
+    }
+
+    @Test func aFailedWriteLeavesTheIndexUnchanged() async throws {
+        let storage = InMemoryStorage()
+        let store = try BookmarksIndexStore(storage: storage)
+        try await store.upsert([row(1)])
+        try storage.close()
+        await #expect(throws: BookmarkIndexError.self) { try await store.upsert([row(2)]) }
+        #expect(await store.count(in: .public) == 1)
+    }
+
+    @Test func snapshotIsAValueThatLaterWritesDoNotChange() async throws {
+        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        try await store.upsert([row(1)])
+        let snapshot = await store.snapshot
+        try await store.upsert([row(2)])
+        #expect(snapshot.count(in: .public) == 1)
+        #expect(await store.count(in: .public) == 2)
+    }
+}

@@ -1,0 +1,1 @@
+// Tests for BookmarkSync arrive with the issue that builds the module.

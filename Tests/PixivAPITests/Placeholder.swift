@@ -1,0 +1,1 @@
+// Tests for PixivAPI arrive with the issue that builds the module.
