@@ -15,6 +15,16 @@ public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
         public static let invalidArgument = Code("invalidArgument")
         /// Reading or writing the storage failed.
         public static let io = Code("io")
+        /// Another store, in this process or another, has the directory open.
+        public static let locked = Code("locked")
+        /// The journal is damaged somewhere other than its last line; the message names the
+        /// line and byte offset. Open with salvage to keep every valid batch.
+        public static let corrupt = Code("corrupt")
+        /// The journal was written by a newer version of this library; it was left untouched.
+        public static let newerSchema = Code("newerSchema")
+        /// A schema migration step failed; the journal was left as it was. The caller may
+        /// `resetStore()` and sync again.
+        public static let migrationFailed = Code("migrationFailed")
     }
 
     /// What kind of failure this is.
@@ -22,10 +32,10 @@ public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
     /// What failed, on which input, and what the caller can do.
     public var message: String
     /// The error that caused this one, if any.
-    public var underlying: (any Error & Sendable)?
+    public var underlying: (any Error)?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, _ message: String, underlying: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying

@@ -15,7 +15,7 @@
 /// ``snapshot`` (a copy-on-write value) and query it anywhere.
 public actor BookmarksIndexStore {
     private var state: BookmarkIndexState
-    private let storage: any BookmarkStorage
+    let storage: any BookmarkStorage
     private var isClosed = false
 
     /// Opens a store on `storage`, loading everything it holds.

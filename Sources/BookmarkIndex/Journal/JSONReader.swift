@@ -1,0 +1,322 @@
+import Foundation
+
+/// A failure to read a journal line as JSON: what was wrong and at which byte of the line.
+struct JSONReadError: Error, Sendable {
+    var offset: Int
+    var message: String
+}
+
+/// A forward-only reader of standard JSON over the bytes of one line, built for the journal's
+/// records: no intermediate tree, keys compared as bytes, strings copied once.
+///
+/// It accepts any standard JSON formatting (whitespace, key order, every escape including
+/// surrogate pairs) and rejects what JSON rejects: raw control characters in strings, invalid
+/// UTF-8, lone surrogates, trailing garbage.
+struct JSONReader {
+    let bytes: UnsafeRawBufferPointer
+    private(set) var position: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    // MARK: Structure
+
+    func error(_ message: String, at offset: Int? = nil) -> JSONReadError {
+        JSONReadError(offset: offset ?? position, message: message)
+    }
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next non-whitespace byte, not consumed; `nil` at the end.
+    mutating func peek() -> UInt8? {
+        skipWhitespace()
+        return position < bytes.count ? bytes[position] : nil
+    }
+
+    mutating func expect(_ byte: UInt8) throws {
+        guard peek() == byte else {
+            throw error("expected '\(Character(Unicode.Scalar(byte)))'\(found)")
+        }
+        position += 1
+    }
+
+    private var found: String {
+        position < bytes.count ? " but found '\(Character(Unicode.Scalar(bytes[position])))'" : " but the line ended"
+    }
+
+    /// Requires that nothing but whitespace is left.
+    mutating func expectEnd() throws {
+        if peek() != nil { throw error("unexpected text after the record") }
+    }
+
+    /// Reads an object, calling `field` with each key (as raw bytes of the line, or of a
+    /// decoded copy when the key has escapes) with the reader positioned at the value.
+    mutating func readObject(_ field: (inout JSONReader, UnsafeRawBufferPointer) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+            return
+        }
+        while true {
+            guard peek() == UInt8(ascii: "\"") else { throw error("expected a field name\(found)") }
+            let keyStart = position + 1
+            if let end = scanPlainString() {
+                try expect(UInt8(ascii: ":"))
+                try field(&self, UnsafeRawBufferPointer(rebasing: bytes[keyStart..<end]))
+            } else {
+                let key = Array(try readString().utf8)
+                try expect(UInt8(ascii: ":"))
+                try key.withUnsafeBytes { try field(&self, $0) }
+            }
+            switch peek() {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"): position += 1; return
+            default: throw error("expected ',' or '}' in an object\(found)")
+            }
+        }
+    }
+
+    /// Reads an array, calling `element` with the reader positioned at each element.
+    mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        if peek() == UInt8(ascii: "]") {
+            position += 1
+            return
+        }
+        while true {
+            try element(&self)
+            switch peek() {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"): position += 1; return
+            default: throw error("expected ',' or ']' in an array\(found)")
+            }
+        }
+    }
+
+    /// Skips one value of any kind, checking that it is well formed.
+    mutating func skipValue() throws {
+        switch peek() {
+        case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue() }
+        case UInt8(ascii: "["): try readArray { try $0.skipValue() }
+        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
+        case UInt8(ascii: "n"): try readNull()
+        default: _ = try readNumberText()
+        }
+    }
+
+    // MARK: Scalars
+
+    /// If the string at the reader has no escapes, consumes it and returns the index of its
+    /// closing quote; otherwise leaves the reader where it was and returns `nil`.
+    private mutating func scanPlainString() -> Int? {
+        var index = position + 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                position = index + 1
+                return index
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            index += 1
+        }
+        return nil
+    }
+
+    mutating func readString() throws -> String {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string\(found)") }
+        let start = position + 1
+        if let end = scanPlainString() {
+            guard let string = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) else {
+                throw error("the string is not valid UTF-8", at: start)
+            }
+            return string
+        }
+        return try readEscapedString()
+    }
+
+    mutating func readOptionalString() throws -> String? {
+        if peek() == UInt8(ascii: "n") {
+            try readNull()
+            return nil
+        }
+        return try readString()
+    }
+
+    private mutating func readEscapedString() throws -> String {
+        let start = position
+        position += 1
+        var utf8: [UInt8] = []
+        while true {
+            guard position < bytes.count else { throw error("the string is not closed", at: start) }
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let string = String(validating: utf8, as: UTF8.self) else {
+                    throw error("the string is not valid UTF-8", at: start)
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { throw error("the string is not closed", at: start) }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""): utf8.append(0x22)
+                case UInt8(ascii: "\\"): utf8.append(0x5C)
+                case UInt8(ascii: "/"): utf8.append(0x2F)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    let escapeStart = position - 2
+                    var scalar = try readHex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                              bytes[position + 1] == UInt8(ascii: "u") else {
+                            throw error("a high surrogate (\\u\(hex(scalar))) is not followed by a low surrogate", at: escapeStart)
+                        }
+                        position += 2
+                        let low = try readHex4()
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error("a high surrogate (\\u\(hex(scalar))) is followed by \\u\(hex(low)), not a low surrogate", at: escapeStart)
+                        }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw error("a lone low surrogate (\\u\(hex(scalar)))", at: escapeStart)
+                    }
+                    utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+                default:
+                    throw error("'\\\(Character(Unicode.Scalar(escape)))' is not a JSON escape", at: position - 2)
+                }
+            default:
+                guard byte >= 0x20 else { throw error("a control character (0x\(hex(UInt32(byte)))) must be escaped in a string", at: position - 1) }
+                utf8.append(byte)
+            }
+        }
+    }
+
+    private func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("a \\u escape needs four hex digits")
+            }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+
+    mutating func readBool() throws -> Bool {
+        if try consumeLiteral("true") { return true }
+        if try consumeLiteral("false") { return false }
+        throw error("expected true or false\(found)")
+    }
+
+    mutating func readNull() throws {
+        guard try consumeLiteral("null") else { throw error("expected null\(found)") }
+    }
+
+    /// Whether the next value is `null`; consumes it if so.
+    mutating func readNullIfPresent() throws -> Bool {
+        peek() == UInt8(ascii: "n") ? try consumeLiteral("null") : false
+    }
+
+    private mutating func consumeLiteral(_ literal: StaticString) throws -> Bool {
+        skipWhitespace()
+        let count = literal.utf8CodeUnitCount
+        guard position + count <= bytes.count else { return false }
+        for index in 0..<count where bytes[position + index] != literal.utf8Start[index] { return false }
+        position += count
+        return true
+    }
+
+    /// Reads an integer; a number with a fraction or exponent is rejected.
+    mutating func readInt() throws -> Int {
+        skipWhitespace()
+        let start = position
+        var negative = false
+        if position < bytes.count && bytes[position] == UInt8(ascii: "-") {
+            negative = true
+            position += 1
+        }
+        var value = 0
+        var digits = 0
+        while position < bytes.count, case let byte = bytes[position], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow1 && !overflow2 else { throw error("the integer is too large", at: start) }
+            value = sum
+            digits += 1
+            position += 1
+        }
+        guard digits > 0 else { throw error("expected an integer\(found)", at: start) }
+        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
+            throw error("expected an integer, found a fraction", at: start)
+        }
+        return negative ? -value : value
+    }
+
+    mutating func readDouble() throws -> Double {
+        let start = position
+        let text = try readNumberText()
+        guard let value = Double(text) else { throw error("'\(text)' is not a number", at: start) }
+        return value
+    }
+
+    /// Reads a number's text, checking it against JSON's number grammar.
+    mutating func readNumberText() throws -> String {
+        skipWhitespace()
+        let start = position
+        func digits() -> Int {
+            let from = position
+            while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") { position += 1 }
+            return position - from
+        }
+        if position < bytes.count && bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let intDigits = digits()
+        guard intDigits > 0, !(intDigits > 1 && bytes[position - intDigits] == UInt8(ascii: "0")) else {
+            throw error("expected a number", at: start)
+        }
+        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits() > 0 else { throw error("a number's fraction needs digits", at: start) }
+        }
+        if position < bytes.count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
+            position += 1
+            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
+            guard digits() > 0 else { throw error("a number's exponent needs digits", at: start) }
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes spell `literal`.
+    func equals(_ literal: StaticString) -> Bool {
+        count == literal.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0)
+    }
+}

@@ -1,0 +1,47 @@
+/// An open file, as ``JournalFileSystem`` hands it out.
+public struct JournalFileHandle: Sendable, Hashable {
+    /// The operating system's file descriptor.
+    public var descriptor: Int32
+    /// The path the file was opened at.
+    public var path: String
+
+    /// Wraps a descriptor.
+    public init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+}
+
+/// The file operations the journal performs: the seam through which tests cut a write short,
+/// fail a write, an fsync or a rename, or crash between any two steps.
+///
+/// ``PosixFileSystem`` is the real one. Every method throws ``BookmarkIndexError`` with code
+/// ``BookmarkIndexError/Code/io`` (or ``BookmarkIndexError/Code/locked``) on failure.
+public protocol JournalFileSystem: Sendable {
+    /// Creates the directory and its parents if missing.
+    func createDirectory(atPath path: String) throws
+    /// Whether a file exists at `path`.
+    func fileExists(atPath path: String) -> Bool
+    /// The whole file, or `nil` when there is none.
+    func contents(atPath path: String) throws -> [UInt8]?
+    /// Opens (creating if needed) a file for appending; `truncating` empties it first.
+    func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle
+    /// Writes all of `bytes` at the end of the file, or throws (possibly after writing a prefix).
+    func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws
+    /// Makes what was written to the file durable (`fsync`).
+    func synchronize(_ file: JournalFileHandle) throws
+    /// Cuts the file to `length` bytes.
+    func truncate(_ file: JournalFileHandle, toLength length: Int) throws
+    /// Closes the file.
+    func close(_ file: JournalFileHandle) throws
+    /// Atomically replaces `destination` by `source`.
+    func rename(atPath source: String, toPath destination: String) throws
+    /// Makes the directory's entries (renames, creations) durable.
+    func synchronizeDirectory(atPath path: String) throws
+    /// Deletes a file; no error when it does not exist.
+    func removeItem(atPath path: String) throws
+    /// Takes an exclusive advisory lock on the file at `path` (created if missing), without
+    /// waiting. Throws ``BookmarkIndexError/Code/locked`` when someone else holds it, in this
+    /// process or another. Closing the returned handle releases the lock.
+    func lockExclusively(atPath path: String) throws -> JournalFileHandle
+}

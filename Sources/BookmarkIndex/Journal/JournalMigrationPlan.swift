@@ -1,0 +1,39 @@
+/// How to bring a journal written at an older schema version up to the current one.
+///
+/// A plan is an ordered list of steps, each taking every change record from version N to N+1.
+/// On open, a journal older than ``currentVersion`` is read, every record is passed through the
+/// steps from its version up, and the result is written as a fresh journal at the current
+/// version: to a temporary file, made durable, then renamed over the old one, so the original
+/// stays in place until the migrated file is on disk. If a step throws, the open fails with
+/// ``BookmarkIndexError/Code/migrationFailed`` naming the step and the record, and the file is
+/// left exactly as it was. A journal newer than ``currentVersion`` is refused untouched
+/// (``BookmarkIndexError/Code/newerSchema``).
+public struct JournalMigrationPlan: Sendable {
+    /// One step: transforms a change record from ``from`` to `from + 1`.
+    public struct Step: Sendable {
+        /// The version this step reads.
+        public var from: Int
+        /// Rewrites one change record (one element of a batch's `changes`) in place.
+        public var transform: @Sendable (inout JournalValue) throws -> Void
+
+        /// Creates a step from version `from` to `from + 1`.
+        public init(from: Int, transform: @escaping @Sendable (inout JournalValue) throws -> Void) {
+            self.from = from
+            self.transform = transform
+        }
+    }
+
+    /// The schema version this code writes, and the version the steps lead to.
+    public var currentVersion: Int
+    /// The steps, one per version below ``currentVersion`` that can be migrated.
+    public var steps: [Step]
+
+    /// Creates a plan.
+    public init(currentVersion: Int, steps: [Step]) {
+        self.currentVersion = currentVersion
+        self.steps = steps.sorted { $0.from < $1.from }
+    }
+
+    /// The plan of this version of the library: schema 1, nothing to migrate.
+    public static let production = JournalMigrationPlan(currentVersion: 1, steps: [])
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A line of a journal that could not be read.
+public struct JournalDamage: Sendable, Hashable, CustomStringConvertible {
+    /// The 1-based line number; line 1 is the header.
+    public var line: Int
+    /// The byte offset of the line's first byte in the file.
+    public var offset: Int
+    /// What is wrong with it.
+    public var reason: String
+
+    public var description: String { "line \(line) at byte offset \(offset): \(reason)" }
+}
+
+/// What opening a journal found and repaired. Nothing is repaired silently: every repair is here.
+public struct JournalRecoveryReport: Sendable, Hashable {
+    /// A last line cut short or failing its checksum (a crash mid-write), and cut off.
+    public struct TruncatedTail: Sendable, Hashable {
+        /// The 1-based number of the line that was cut off.
+        public var line: Int
+        /// The file length after truncation: where the cut line began.
+        public var offset: Int
+        /// How many bytes were cut.
+        public var bytes: Int
+        /// Why the line was unreadable.
+        public var reason: String
+    }
+
+    /// The torn tail that was truncated, if any.
+    public var truncatedTail: TruncatedTail?
+    /// With salvage: the damaged lines that were dropped (every valid batch was kept).
+    public var droppedDamage: [JournalDamage] = []
+    /// With salvage: where the damaged file was moved before the clean journal was written.
+    public var damagedFileMovedTo: String?
+    /// The schema version the journal was migrated from, if it was.
+    public var migratedFromVersion: Int?
+    /// A stale temporary file of an interrupted compaction that was deleted.
+    public var removedTemporaryFile: Bool = false
+
+    /// Whether opening changed nothing.
+    public var isClean: Bool {
+        truncatedTail == nil && droppedDamage.isEmpty && migratedFromVersion == nil && !removedTemporaryFile
+    }
+}
+
+/// The health of a journal on disk: what `bookmarks verify` prints.
+public struct JournalHealthReport: Sendable, Hashable {
+    /// The journal file.
+    public var path: String
+    /// The schema version in the header; `nil` when the header is unreadable.
+    public var schemaVersion: Int?
+    /// When the file was created.
+    public var created: Date?
+    /// When compaction (or a migration or reset) last rewrote the file.
+    public var lastCompaction: Date?
+    /// Committed batches that read back correctly.
+    public var batches: Int
+    /// The file's size in bytes.
+    public var bytes: Int
+    /// The bookmarks that replaying the valid batches gives, per list.
+    public var livePublicBookmarks: Int
+    public var livePrivateBookmarks: Int
+    /// Lines that fail to read, other than a torn last line.
+    public var damage: [JournalDamage]
+    /// A torn or checksum-failing last line: what the next open will cut off.
+    public var tornTail: JournalDamage?
+    /// What the open of this journal repaired, when the report comes from an open store.
+    public var recovery: JournalRecoveryReport?
+
+    /// Whether the journal reads back completely: no damage and no torn tail.
+    public var isHealthy: Bool { damage.isEmpty && tornTail == nil && schemaVersion != nil }
+}

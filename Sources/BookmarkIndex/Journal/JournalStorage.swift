@@ -1,0 +1,499 @@
+import Foundation
+import Synchronization
+
+/// The default storage: a directory holding an append-only JSON-lines journal.
+///
+/// - **Format**: a header line, then one line per committed batch, each with a sequence number
+///   and a CRC-32C; see the "Journal format" article.
+/// - **Durability**: one `write` per batch, then `fsync` (``Options/Durability/always``, the
+///   default) or not (``Options/Durability/none``). When `append` returns, the batch is on disk;
+///   when a write or fsync fails, the file is cut back to its last good length and the error is
+///   reported, so what was acknowledged is on disk and what failed is not.
+/// - **Recovery**: a torn or checksum-failing *last* line is a crash mid-write: open cuts it off
+///   and says so in ``recovery``. A bad line anywhere else, or a gap in the sequence numbers, is
+///   corruption: open throws ``BookmarkIndexError/Code/corrupt`` naming the line and byte offset,
+///   unless ``Options/salvage`` is set, which keeps every valid batch and moves the damaged file
+///   aside.
+/// - **Compaction**: the live state is written to a temporary file, fsynced, renamed over the
+///   journal, and the directory fsynced; a crash at any step leaves the complete old or the
+///   complete new journal. Automatic once the journal outgrows its threshold; on demand through
+///   ``BookmarksIndexStore/compact()``.
+/// - **One writer**: an advisory lock on `LOCK` in the directory; a second open, from this
+///   process or another, throws ``BookmarkIndexError/Code/locked``.
+/// - **Migrations**: see ``JournalMigrationPlan``.
+///
+/// Thread-safety: all methods may be called from any thread; they are serialized internally.
+public final class JournalStorage: BookmarkStorage {
+    /// How a journal is opened and written.
+    public struct Options: Sendable {
+        /// When a batch counts as written.
+        public enum Durability: Sendable, Hashable {
+            /// After `fsync`: the batch survives a crash or power loss.
+            case always
+            /// After `write`: the batch survives a crash of the process, not of the machine.
+            case none
+        }
+
+        /// When a batch counts as written. Defaults to ``Durability/always``.
+        public var durability: Durability = .always
+        /// Open a journal damaged in the middle by keeping every valid batch and moving the
+        /// damaged file aside (`journal.jsonl.damaged-<time>`), instead of refusing to open.
+        public var salvage = false
+        /// The journal is compacted automatically once it is larger than this many bytes ...
+        public var compactionMinimumBytes = 1 << 20
+        /// ... and than this factor times its size after the last compaction (or at open).
+        public var compactionGrowthFactor = 2.0
+        /// The schema migrations to apply to an older journal.
+        public var migrations = JournalMigrationPlan.production
+        /// The file system; tests substitute one that injects faults.
+        public var fileSystem: any JournalFileSystem = PosixFileSystem()
+        /// The wall clock, for the header's dates.
+        public var now: @Sendable () -> Date = { Date() }
+
+        /// The default options.
+        public init() {}
+    }
+
+    /// The journal's file name inside the store directory.
+    public static let journalFileName = "journal.jsonl"
+    static let temporaryFileName = "journal.jsonl.tmp"
+    static let lockFileName = "LOCK"
+    /// Upsert changes per line when compaction writes the live state.
+    static let rowsPerCompactedLine = 1_000
+
+    /// The store directory.
+    public let directory: String
+    /// What opening the journal found and repaired.
+    public let recovery: JournalRecoveryReport
+
+    private struct Writer {
+        var file: JournalFileHandle?
+        var lock: JournalFileHandle?
+        var length: Int
+        var nextSequence: Int
+        var lengthAfterCompaction: Int
+        /// The state read at open, handed over once by `load()`.
+        var loadedState: BookmarkIndexState?
+        /// Set when the journal's file is in a state this object can no longer vouch for.
+        var failure: BookmarkIndexError?
+    }
+
+    private let options: Options
+    private let writer: Mutex<Writer>
+    private var fileSystem: any JournalFileSystem { options.fileSystem }
+    private var journalPath: String { directory + "/" + Self.journalFileName }
+    private var temporaryPath: String { directory + "/" + Self.temporaryFileName }
+
+    /// Opens (creating if needed) the journal in `directory`: takes the lock, reads and checks
+    /// every line, repairs a torn tail, migrates an older schema.
+    ///
+    /// - Throws: ``BookmarkIndexError`` — ``BookmarkIndexError/Code/locked``,
+    ///   ``BookmarkIndexError/Code/corrupt``, ``BookmarkIndexError/Code/newerSchema``,
+    ///   ``BookmarkIndexError/Code/migrationFailed`` or ``BookmarkIndexError/Code/io``.
+    public init(directory: URL, options: Options = Options()) throws {
+        self.directory = directory.path
+        self.options = options
+        let fileSystem = options.fileSystem
+        try fileSystem.createDirectory(atPath: self.directory)
+        let lock = try fileSystem.lockExclusively(atPath: self.directory + "/" + Self.lockFileName)
+        do {
+            let opened = try Self.open(directory: self.directory, options: options)
+            recovery = opened.recovery
+            writer = Mutex(Writer(
+                file: opened.file, lock: lock, length: opened.length, nextSequence: opened.nextSequence,
+                lengthAfterCompaction: opened.length, loadedState: opened.state, failure: nil
+            ))
+        } catch {
+            try? fileSystem.close(lock)
+            throw error
+        }
+    }
+
+    // MARK: BookmarkStorage
+
+    public func load() throws -> BookmarkIndexState {
+        try writer.withLock { writer in
+            try check(writer)
+            defer { writer.loadedState = nil }
+            return writer.loadedState ?? BookmarkIndexState()
+        }
+    }
+
+    public func append(_ changes: [BookmarkChange]) throws {
+        try writer.withLock { writer in
+            try check(writer)
+            guard let file = writer.file else { throw closedError() }
+            var line = JSONWriter(capacity: 512 * changes.count)
+            JournalCodec.appendBatch(sequence: writer.nextSequence, changes, to: &line)
+            do {
+                try line.bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+                if options.durability == .always { try fileSystem.synchronize(file) }
+            } catch {
+                // Cut the file back so that what failed is not on disk; if even that fails, the
+                // file's end is unknown and this journal refuses further writes until reopened.
+                do {
+                    try fileSystem.truncate(file, toLength: writer.length)
+                    if options.durability == .always { try fileSystem.synchronize(file) }
+                } catch {
+                    writer.failure = BookmarkIndexError(
+                        .io, "The journal \(journalPath) could not be cut back after a failed write; reopen the store to recover it.",
+                        underlying: error
+                    )
+                }
+                throw BookmarkIndexError(
+                    .io, "Could not append batch \(writer.nextSequence) to \(journalPath); it was not stored.",
+                    underlying: error
+                )
+            }
+            writer.length += line.bytes.count
+            writer.nextSequence += 1
+        }
+    }
+
+    public var wantsCompaction: Bool {
+        writer.withLock { writer in
+            writer.failure == nil && writer.file != nil
+                && writer.length > max(options.compactionMinimumBytes, Int(Double(writer.lengthAfterCompaction) * options.compactionGrowthFactor))
+        }
+    }
+
+    public func compact(_ state: BookmarkIndexState) throws {
+        try writer.withLock { writer in
+            try check(writer)
+            guard writer.file != nil else { throw closedError() }
+            try replaceJournal(with: state, writer: &writer)
+        }
+    }
+
+    public func reset() throws {
+        try compact(BookmarkIndexState())
+    }
+
+    public func close() throws {
+        try writer.withLock { writer in
+            defer {
+                writer.file = nil
+                writer.lock = nil
+            }
+            if let file = writer.file { try fileSystem.close(file) }
+            if let lock = writer.lock { try fileSystem.close(lock) }
+        }
+    }
+
+    deinit {
+        writer.withLock { writer in
+            if let file = writer.file { try? fileSystem.close(file) }
+            if let lock = writer.lock { try? fileSystem.close(lock) }
+        }
+    }
+
+    // MARK: Health
+
+    /// Reads the journal back from disk and reports its health, with what open repaired.
+    public func healthReport() throws -> JournalHealthReport {
+        try writer.withLock { _ in
+            var report = try Self.verify(directory: URL(fileURLWithPath: directory), fileSystem: fileSystem)
+            report.recovery = recovery
+            return report
+        }
+    }
+
+    /// Reads the journal in `directory` and reports its health, changing nothing and taking no
+    /// lock: safe on a store another process has open.
+    public static func verify(directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem()) throws -> JournalHealthReport {
+        let path = directory.path + "/" + journalFileName
+        guard let bytes = try fileSystem.contents(atPath: path) else {
+            throw BookmarkIndexError(.io, "There is no journal at \(path).")
+        }
+        var report = JournalHealthReport(
+            path: path, batches: 0, bytes: bytes.count,
+            livePublicBookmarks: 0, livePrivateBookmarks: 0, damage: []
+        )
+        var state = BookmarkIndexState()
+        let result = try bytes.withUnsafeBytes { bytes in
+            try JournalScanner.scan(bytes) { event in
+                switch event {
+                case .header(let header):
+                    report.schemaVersion = header.schemaVersion
+                    report.created = header.created
+                    report.lastCompaction = header.compacted
+                case .batch(_, let changes, _, _):
+                    report.batches += 1
+                    state.apply(changes)
+                case .damage(let damage):
+                    report.damage.append(damage)
+                }
+            }
+        }
+        if result.header == nil, report.damage.first?.line != 1 {
+            report.damage.insert(JournalDamage(line: 1, offset: 0, reason: "the header is missing or cut short"), at: 0)
+        }
+        report.tornTail = result.tornTail
+        report.livePublicBookmarks = state.count(in: .public)
+        report.livePrivateBookmarks = state.count(in: .private)
+        return report
+    }
+
+    // MARK: Open
+
+    private struct Opened {
+        var file: JournalFileHandle
+        var length: Int
+        var nextSequence: Int
+        var state: BookmarkIndexState
+        var recovery: JournalRecoveryReport
+    }
+
+    private static func open(directory: String, options: Options) throws -> Opened {
+        let fileSystem = options.fileSystem
+        let journalPath = directory + "/" + journalFileName
+        let temporaryPath = directory + "/" + temporaryFileName
+        var recovery = JournalRecoveryReport()
+
+        // A temporary file is a compaction or migration that never reached its rename: the
+        // journal beside it is complete and authoritative.
+        if fileSystem.fileExists(atPath: temporaryPath) {
+            try fileSystem.removeItem(atPath: temporaryPath)
+            recovery.removedTemporaryFile = true
+        }
+
+        let bytes = try fileSystem.contents(atPath: journalPath) ?? []
+        if bytes.isEmpty || (bytes.firstIndex(of: 0x0A) == nil) {
+            // No journal yet, or one whose header never finished: start a fresh one.
+            if !bytes.isEmpty {
+                recovery.truncatedTail = .init(line: 1, offset: 0, bytes: bytes.count, reason: "the header is cut short (no newline)")
+            }
+            let state = BookmarkIndexState()
+            let written = try writeJournal(state, compacted: nil, directory: directory, options: options)
+            return Opened(file: written.file, length: written.length, nextSequence: 1, state: state, recovery: recovery)
+        }
+
+        let plan = options.migrations
+        let headerVersion = try readHeaderVersion(bytes, path: journalPath)
+        if headerVersion > plan.currentVersion {
+            throw BookmarkIndexError(
+                .newerSchema,
+                "The journal \(journalPath) is at schema version \(headerVersion), newer than this library's \(plan.currentVersion). It was left untouched; open it with a newer version of the library."
+            )
+        }
+        let migrating = headerVersion < plan.currentVersion
+        var state = BookmarkIndexState()
+        var damage: [JournalDamage] = []
+        let result = try bytes.withUnsafeBytes { bytes in
+            try JournalScanner.scan(bytes, decodeBatch: migrating ? migrator(plan: plan, from: headerVersion, path: journalPath) : nil) { event in
+                switch event {
+                case .header:
+                    break
+                case .batch(_, let changes, _, _):
+                    state.apply(changes)
+                case .damage(let found):
+                    guard options.salvage else {
+                        throw BookmarkIndexError(
+                            .corrupt,
+                            "The journal \(journalPath) is damaged at \(found). Nothing was changed. Open with salvage to keep every valid batch and move the damaged file aside, or reset the store and sync again."
+                        )
+                    }
+                    damage.append(found)
+                }
+            }
+        }
+
+        if migrating || !damage.isEmpty {
+            if !damage.isEmpty {
+                let aside = journalPath + ".damaged-" + String(Int(options.now().timeIntervalSince1970))
+                try fileSystem.rename(atPath: journalPath, toPath: aside)
+                recovery.droppedDamage = damage
+                recovery.damagedFileMovedTo = aside
+            }
+            if migrating { recovery.migratedFromVersion = headerVersion }
+            if let tail = result.tornTail {
+                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: bytes.count - tail.offset, reason: tail.reason)
+            }
+            let written = try writeJournal(state, compacted: options.now(), directory: directory, options: options)
+            return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: state, recovery: recovery)
+        }
+
+        let file = try fileSystem.openForAppending(atPath: journalPath, truncating: false)
+        do {
+            if let tail = result.tornTail {
+                try fileSystem.truncate(file, toLength: result.goodLength)
+                try fileSystem.synchronize(file)
+                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: bytes.count - result.goodLength, reason: tail.reason)
+            }
+        } catch {
+            try? fileSystem.close(file)
+            throw error
+        }
+        return Opened(file: file, length: result.goodLength, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
+    }
+
+    /// The schema version in the header, read before anything else so that a newer file is
+    /// refused before it could be touched.
+    private static func readHeaderVersion(_ bytes: [UInt8], path: String) throws -> Int {
+        let end = bytes.firstIndex(of: 0x0A)!
+        return try bytes.withUnsafeBytes { bytes in
+            let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+            do {
+                try JournalCodec.verifyChecksum(line)
+                guard case .header(let header) = try JournalCodec.decodeVerifiedLine(line) else {
+                    throw JSONReadError(offset: 0, message: "the first line is not a journal header")
+                }
+                return header.schemaVersion
+            } catch {
+                throw BookmarkIndexError(
+                    .corrupt,
+                    "The journal \(path) has no readable header at line 1, byte offset 0 (\(error)). Nothing was changed; reset the store and sync again."
+                )
+            }
+        }
+    }
+
+    /// A batch decoder that passes every change record through the plan's steps.
+    private static func migrator(plan: JournalMigrationPlan, from version: Int, path: String) throws -> JournalScanner.Decoder {
+        var steps: [JournalMigrationPlan.Step] = []
+        for from in version..<plan.currentVersion {
+            guard let step = plan.steps.first(where: { $0.from == from }) else {
+                throw BookmarkIndexError(
+                    .migrationFailed,
+                    "The journal \(path) is at schema version \(version), but there is no migration step from version \(from) to \(from + 1). It was left as it was."
+                )
+            }
+            steps.append(step)
+        }
+        return { line, lineNumber in
+            var reader = JSONReader(line)
+            guard case .object(let members) = try JournalValue.read(&reader),
+                  case .array(let records) = members["changes"] ?? .null else {
+                throw JSONReadError(offset: 0, message: "the batch has no changes array")
+            }
+            var changes: [BookmarkChange] = []
+            for (index, record) in records.enumerated() {
+                var record = record
+                for step in steps {
+                    do {
+                        try step.transform(&record)
+                    } catch {
+                        throw BookmarkIndexError(
+                            .migrationFailed,
+                            "Migrating \(path) from schema version \(step.from) to \(step.from + 1) failed at line \(lineNumber), change \(index + 1): \(error). The journal was left as it was; reset the store and sync again.",
+                            underlying: error
+                        )
+                    }
+                }
+                var writer = JSONWriter()
+                record.write(to: &writer)
+                do {
+                    changes.append(try writer.bytes.withUnsafeBytes { bytes in
+                        var reader = JSONReader(bytes)
+                        return try JournalCodec.decodeChange(&reader)
+                    })
+                } catch {
+                    throw BookmarkIndexError(
+                        .migrationFailed,
+                        "After migrating \(path) to schema version \(plan.currentVersion), line \(lineNumber), change \(index + 1) is not a valid record: \(error). The journal was left as it was."
+                    )
+                }
+            }
+            return changes
+        }
+    }
+
+    // MARK: Writing whole journals
+
+    private struct Written {
+        var file: JournalFileHandle
+        var length: Int
+        var nextSequence: Int
+    }
+
+    /// Writes `state` as a complete journal and opens it for appending.
+    private static func writeJournal(_ state: BookmarkIndexState, compacted: Date?, directory: String, options: Options) throws -> Written {
+        let installed = try installJournal(state, compacted: compacted, directory: directory, options: options)
+        try options.fileSystem.synchronizeDirectory(atPath: directory)
+        let file = try options.fileSystem.openForAppending(atPath: directory + "/" + journalFileName, truncating: false)
+        return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
+    }
+
+    /// Writes `state` as a complete journal to the temporary file, fsyncs it and renames it
+    /// over the journal. When this throws, the old journal is untouched; when it returns, the
+    /// new one is in place (the caller still fsyncs the directory).
+    private static func installJournal(
+        _ state: BookmarkIndexState,
+        compacted: Date?,
+        directory: String,
+        options: Options
+    ) throws -> (length: Int, nextSequence: Int) {
+        let fileSystem = options.fileSystem
+        let temporaryPath = directory + "/" + temporaryFileName
+        var writer = JSONWriter(capacity: 1 << 16)
+        JournalCodec.appendHeader(.init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted), to: &writer)
+        var sequence = 0
+        for restrict in Restrict.allCases {
+            let rows = state.allBookmarks(in: restrict)
+            for start in stride(from: 0, to: rows.count, by: rowsPerCompactedLine) {
+                sequence += 1
+                let slice = rows[start..<min(start + rowsPerCompactedLine, rows.count)]
+                JournalCodec.appendBatch(sequence: sequence, slice.lazy.map(BookmarkChange.upsert), to: &writer)
+            }
+        }
+        let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
+            let metadata = state.metadata(for: restrict)
+            return metadata == BookmarkIndexMetadata() ? nil : .setMetadata(metadata, for: restrict)
+        }
+        if !metadata.isEmpty {
+            sequence += 1
+            JournalCodec.appendBatch(sequence: sequence, metadata, to: &writer)
+        }
+
+        do {
+            let temporary = try fileSystem.openForAppending(atPath: temporaryPath, truncating: true)
+            do {
+                try writer.bytes.withUnsafeBytes { try fileSystem.write($0, to: temporary) }
+                try fileSystem.synchronize(temporary)
+            } catch {
+                try? fileSystem.close(temporary)
+                throw error
+            }
+            try fileSystem.close(temporary)
+            try fileSystem.rename(atPath: temporaryPath, toPath: directory + "/" + journalFileName)
+        } catch {
+            try? fileSystem.removeItem(atPath: temporaryPath)
+            throw error
+        }
+        return (writer.bytes.count, sequence + 1)
+    }
+
+    /// Compaction and reset: replaces the journal while this storage is open.
+    private func replaceJournal(with state: BookmarkIndexState, writer: inout Writer) throws {
+        let installed: (length: Int, nextSequence: Int)
+        do {
+            installed = try Self.installJournal(state, compacted: options.now(), directory: directory, options: options)
+        } catch {
+            throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+        }
+        // The new journal is in place: the old handle points at a file that is gone.
+        if let old = writer.file { try? fileSystem.close(old) }
+        writer.file = nil
+        do {
+            try fileSystem.synchronizeDirectory(atPath: directory)
+            writer.file = try fileSystem.openForAppending(atPath: journalPath, truncating: false)
+        } catch {
+            writer.failure = BookmarkIndexError(
+                .io, "The compacted journal \(journalPath) is in place but could not be made durable or reopened; reopen the store.",
+                underlying: error
+            )
+            throw writer.failure!
+        }
+        writer.length = installed.length
+        writer.nextSequence = installed.nextSequence
+        writer.lengthAfterCompaction = installed.length
+    }
+
+    private func check(_ writer: Writer) throws {
+        if let failure = writer.failure { throw failure }
+    }
+
+    private func closedError() -> BookmarkIndexError {
+        BookmarkIndexError(.closed, "The journal \(journalPath) is closed; open a new store to write.")
+    }
+}

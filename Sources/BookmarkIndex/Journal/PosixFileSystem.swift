@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real file system, through POSIX calls.
+public struct PosixFileSystem: JournalFileSystem {
+    /// The file system.
+    public init() {}
+
+    public func createDirectory(atPath path: String) throws {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw failure("create the directory", prefix)
+            }
+        }
+    }
+
+    public func fileExists(atPath path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    public func contents(atPath path: String) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
+        defer { _ = posixClose(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure("stat", path) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("read", path)
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        // The file may have shrunk between fstat and read.
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+    }
+
+    public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
+        let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncating ? O_TRUNC : 0)
+        let descriptor = open(path, flags, 0o644)
+        guard descriptor >= 0 else { throw failure("open", path) }
+        return JournalFileHandle(descriptor: descriptor, path: path)
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = posixWrite(file.descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("write to", file.path)
+            }
+            written += count
+        }
+    }
+
+    public func synchronize(_ file: JournalFileHandle) throws {
+        guard fsync(file.descriptor) == 0 else { throw failure("fsync", file.path) }
+    }
+
+    public func truncate(_ file: JournalFileHandle, toLength length: Int) throws {
+        guard ftruncate(file.descriptor, off_t(length)) == 0 else { throw failure("truncate", file.path) }
+    }
+
+    public func close(_ file: JournalFileHandle) throws {
+        guard posixClose(file.descriptor) == 0 else { throw failure("close", file.path) }
+    }
+
+    public func rename(atPath source: String, toPath destination: String) throws {
+        guard posixRename(source, destination) == 0 else { throw failure("rename \(source) to", destination) }
+    }
+
+    public func synchronizeDirectory(atPath path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open the directory", path) }
+        defer { _ = posixClose(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("fsync the directory", path) }
+    }
+
+    public func removeItem(atPath path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw failure("delete", path) }
+    }
+
+    public func lockExclusively(atPath path: String) throws -> JournalFileHandle {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open the lock file", path) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            _ = posixClose(descriptor)
+            if code == EWOULDBLOCK {
+                throw BookmarkIndexError(
+                    .locked,
+                    "The store at \(path.dropLast(5)) is open elsewhere (in this process or another); only one writer may open it. Close the other store first."
+                )
+            }
+            throw BookmarkIndexError(.io, "Could not lock \(path): \(String(cString: strerror(code))) (errno \(code)).")
+        }
+        return JournalFileHandle(descriptor: descriptor, path: path)
+    }
+
+    private func failure(_ action: String, _ path: String) -> BookmarkIndexError {
+        let code = errno
+        return BookmarkIndexError(.io, "Could not \(action) \(path): \(String(cString: strerror(code))) (errno \(code)).")
+    }
+}
+
+// The POSIX functions whose names this type's methods shadow.
+private func posixClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
+private func posixRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }

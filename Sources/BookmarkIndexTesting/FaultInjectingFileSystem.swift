@@ -1,0 +1,217 @@
+import BookmarkIndex
+import Foundation
+import Synchronization
+
+/// A ``JournalFileSystem`` over the real one that injects the failures SQLite and LevelDB test
+/// against: a write cut short at any byte, a failed write, fsync or rename, a crash between any
+/// two steps, and the loss of everything not yet fsynced.
+///
+/// Every mutating call (open for writing, write, fsync, truncate, close, rename, directory fsync,
+/// delete) is numbered from 0; ``mutatingOperations`` counts them, so a test can first count the
+/// steps of an operation and then crash at each one in turn.
+///
+/// After a crash every call fails, as in a dead process, except that closing still releases the
+/// descriptor (the kernel does that for a dead process). Call ``restart(losingUnsyncedData:)``
+/// before reopening: it plays the part of the reboot.
+public final class FaultInjectingFileSystem: JournalFileSystem {
+    /// A scripted failure.
+    public enum Fault: Sendable, Hashable {
+        /// The operation fails with an I/O error; a write writes nothing.
+        case fail
+        /// A write writes only its first `bytes` bytes, then fails.
+        case cutShort(keeping: Int)
+        /// The process dies during the operation: a write first writes `keepingBytes` bytes.
+        case crash(keepingBytes: Int)
+    }
+
+    /// The mutating operations, for ``inject(_:at:)`` and ``operationLog``.
+    public enum Operation: String, Sendable, Hashable {
+        case open, write, synchronize, truncate, close, rename, synchronizeDirectory, remove
+    }
+
+    private struct State {
+        var count = 0
+        var faults: [Int: Fault] = [:]
+        var faultsByKind: [Operation: [Fault]] = [:]
+        var crashed = false
+        /// The length of each file at its last fsync; files written since are listed as dirty.
+        var syncedLength: [String: Int] = [:]
+        var log: [Operation] = []
+    }
+
+    private let base = PosixFileSystem()
+    private let state = Mutex(State())
+
+    /// A file system with no faults scheduled.
+    public init() {}
+
+    /// How many mutating operations have run so far.
+    public var mutatingOperations: Int { state.withLock { $0.count } }
+
+    /// The kinds of the mutating operations so far, in order.
+    public var operationLog: [Operation] { state.withLock { $0.log } }
+
+    /// Whether a scripted crash has happened.
+    public var hasCrashed: Bool { state.withLock { $0.crashed } }
+
+    /// Schedules `fault` for the mutating operation numbered `index`.
+    public func inject(_ fault: Fault, at index: Int) {
+        state.withLock { $0.faults[index] = fault }
+    }
+
+    /// Schedules `fault` for the next operation of kind `operation`.
+    public func inject(_ fault: Fault, atNext operation: Operation) {
+        state.withLock { $0.faultsByKind[operation, default: []].append(fault) }
+    }
+
+    /// Ends the simulated crash: optionally drops every byte not fsynced (a power loss), then
+    /// lets calls through again.
+    public func restart(losingUnsyncedData: Bool) {
+        state.withLock { state in
+            if losingUnsyncedData {
+                for (path, length) in state.syncedLength {
+                    cutFile(atPath: path, toLength: length)
+                }
+            }
+            state.crashed = false
+            state.faults = [:]
+            state.faultsByKind = [:]
+        }
+    }
+
+    // MARK: Fault plumbing
+
+    private func step(_ operation: Operation) throws -> Fault? {
+        try state.withLock { state in
+            if state.crashed { throw Self.error("the process has crashed") }
+            let index = state.count
+            state.count += 1
+            state.log.append(operation)
+            if let fault = state.faults.removeValue(forKey: index) {
+                if case .crash = fault { state.crashed = true }
+                return fault
+            }
+            if var queued = state.faultsByKind[operation], !queued.isEmpty {
+                let fault = queued.removeFirst()
+                state.faultsByKind[operation] = queued
+                if case .crash = fault { state.crashed = true }
+                return fault
+            }
+            return nil
+        }
+    }
+
+    private static func error(_ what: String) -> BookmarkIndexError {
+        BookmarkIndexError(.io, "Injected fault: \(what).")
+    }
+
+    private func failUnlessWrite(_ fault: Fault?, _ operation: Operation) throws {
+        switch fault {
+        case nil: return
+        case .fail, .cutShort: throw Self.error("\(operation) failed")
+        case .crash: throw Self.error("crashed during \(operation)")
+        }
+    }
+
+    private func length(of path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    // MARK: JournalFileSystem
+
+    public func createDirectory(atPath path: String) throws {
+        if hasCrashed { throw Self.error("the process has crashed") }
+        try base.createDirectory(atPath: path)
+    }
+
+    public func fileExists(atPath path: String) -> Bool {
+        base.fileExists(atPath: path)
+    }
+
+    public func contents(atPath path: String) throws -> [UInt8]? {
+        if hasCrashed { throw Self.error("the process has crashed") }
+        return try base.contents(atPath: path)
+    }
+
+    public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
+        try failUnlessWrite(try step(.open), .open)
+        let existed = base.fileExists(atPath: path)
+        let file = try base.openForAppending(atPath: path, truncating: truncating)
+        state.withLock { state in
+            if !existed || truncating { state.syncedLength[path] = 0 }
+            else if state.syncedLength[path] == nil { state.syncedLength[path] = length(of: path) }
+        }
+        return file
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws {
+        switch try step(.write) {
+        case nil:
+            try base.write(bytes, to: file)
+        case .fail:
+            throw Self.error("write failed")
+        case .cutShort(let keeping):
+            try base.write(UnsafeRawBufferPointer(rebasing: bytes[..<min(keeping, bytes.count)]), to: file)
+            throw Self.error("write cut short after \(keeping) bytes")
+        case .crash(let keeping):
+            try base.write(UnsafeRawBufferPointer(rebasing: bytes[..<min(keeping, bytes.count)]), to: file)
+            throw Self.error("crashed during a write after \(keeping) bytes")
+        }
+    }
+
+    public func synchronize(_ file: JournalFileHandle) throws {
+        try failUnlessWrite(try step(.synchronize), .synchronize)
+        try base.synchronize(file)
+        let length = length(of: file.path)
+        state.withLock { $0.syncedLength[file.path] = length }
+    }
+
+    public func truncate(_ file: JournalFileHandle, toLength length: Int) throws {
+        try failUnlessWrite(try step(.truncate), .truncate)
+        try base.truncate(file, toLength: length)
+        state.withLock { state in
+            if let synced = state.syncedLength[file.path] { state.syncedLength[file.path] = min(synced, length) }
+        }
+    }
+
+    public func close(_ file: JournalFileHandle) throws {
+        let crashed = hasCrashed
+        let fault = crashed ? nil : try step(.close)
+        try base.close(file)
+        if crashed { throw Self.error("the process has crashed") }
+        try failUnlessWrite(fault, .close)
+    }
+
+    public func rename(atPath source: String, toPath destination: String) throws {
+        try failUnlessWrite(try step(.rename), .rename)
+        try base.rename(atPath: source, toPath: destination)
+        state.withLock { state in
+            state.syncedLength[destination] = state.syncedLength.removeValue(forKey: source)
+        }
+    }
+
+    public func synchronizeDirectory(atPath path: String) throws {
+        try failUnlessWrite(try step(.synchronizeDirectory), .synchronizeDirectory)
+        try base.synchronizeDirectory(atPath: path)
+    }
+
+    public func removeItem(atPath path: String) throws {
+        try failUnlessWrite(try step(.remove), .remove)
+        try base.removeItem(atPath: path)
+        state.withLock { _ = $0.syncedLength.removeValue(forKey: path) }
+    }
+
+    public func lockExclusively(atPath path: String) throws -> JournalFileHandle {
+        if hasCrashed { throw Self.error("the process has crashed") }
+        return try base.lockExclusively(atPath: path)
+    }
+}
+
+/// Cuts the file at `path` to `length` bytes, if it exists and is longer.
+private func cutFile(atPath path: String, toLength length: Int) {
+    var info = stat()
+    if stat(path, &info) == 0, Int(info.st_size) > length {
+        _ = truncate(path, off_t(length))
+    }
+}

@@ -1,0 +1,203 @@
+@testable import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import Testing
+
+@Suite("Journal storage")
+struct JournalStorageTests {
+    @Test func batchesSurviveReopen() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var expected = BookmarkIndexState()
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+            #expect(try journal.load().count(in: .public) == 0)
+            for batch in [generatedBatch(first: 1, count: 30), generatedBatch(first: 100, count: 5, restrict: .private),
+                          [.remove(BookmarkKey(illustID: 3, restrict: .public)), .setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 12.345)), for: .public)]] {
+                try journal.append(batch)
+                expected.apply(batch)
+            }
+            try journal.close()
+        }
+        let reopened = try JournalStorage(directory: directory.url, options: journalOptions())
+        #expect(reopened.recovery.isClean)
+        #expect(StateDump(try reopened.load()) == StateDump(expected))
+        #expect(StateDump(expected).publicRows.count == 29)
+    }
+
+    @Test func everyLineIsStandardJSONWithHeaderFirst() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        try journal.append(generatedBatch(first: 1, count: 3))
+        try journal.append([.remove(BookmarkKey(illustID: 1, restrict: .public)), .removeAll(.private)])
+        let lines = directory.journalBytes().split(separator: 0x0A)
+        #expect(lines.count == 3)
+        let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
+        #expect(objects[0]["format"] as? String == "bookmark-index-journal")
+        #expect(objects[0]["schema"] as? Int == 1)
+        #expect(objects[1]["seq"] as? Int == 1)
+        #expect(objects[2]["seq"] as? Int == 2)
+        #expect((objects[1]["changes"] as? [Any])?.count == 3)
+        #expect(objects.allSatisfy { ($0["crc"] as? String)?.count == 8 })
+    }
+
+    @Test func durabilityNoneSkipsFsync() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fileSystem = FaultInjectingFileSystem()
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions(durability: .none, fileSystem: fileSystem))
+        let before = fileSystem.operationLog.count
+        try journal.append(generatedBatch(first: 1, count: 2))
+        #expect(Array(fileSystem.operationLog[before...]) == [.write])
+
+        let durable = TemporaryDirectory()
+        defer { durable.remove() }
+        let always = FaultInjectingFileSystem()
+        let journal2 = try JournalStorage(directory: durable.url, options: journalOptions(fileSystem: always))
+        let start = always.operationLog.count
+        try journal2.append(generatedBatch(first: 1, count: 2))
+        #expect(Array(always.operationLog[start...]) == [.write, .synchronize], "one write and one fsync per batch")
+    }
+
+    @Test func secondOpenInThisProcessIsLocked() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let first = try JournalStorage(directory: directory.url, options: journalOptions())
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        #expect(error.code == .locked)
+        #expect(error.message.contains(directory.url.path))
+        try first.close()
+        _ = try JournalStorage(directory: directory.url, options: journalOptions())
+    }
+
+    #if os(Linux)
+    @Test func lockIsSeenAcrossProcesses() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        // Our lock, seen from another process: flock(1) cannot take it.
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        #expect(try runFlock(["-n", directory.url.path + "/LOCK", "true"]) != 0)
+        try journal.close()
+        #expect(try runFlock(["-n", directory.url.path + "/LOCK", "true"]) == 0)
+
+        // Another process's lock, seen from here: the child holds it until we close its stdin.
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        child.arguments = ["-n", directory.url.path + "/LOCK", "sh", "-c", "echo held; read line"]
+        let output = Pipe(), input = Pipe()
+        child.standardOutput = output
+        child.standardInput = input
+        try child.run()
+        let held = output.fileHandleForReading.availableData
+        #expect(String(decoding: held, as: UTF8.self).hasPrefix("held"))
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        #expect(error.code == .locked)
+        try input.fileHandleForWriting.close()
+        child.waitUntilExit()
+        _ = try JournalStorage(directory: directory.url, options: journalOptions())
+    }
+
+    private func runFlock(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+    #endif
+
+    @Test func compactionRewritesTheLiveStateAndKeepsAppending() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var expected = BookmarkIndexState()
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        for round in 0..<5 {
+            let batch = generatedBatch(first: 1, count: 30, order: Int64(round))
+            try journal.append(batch)
+            expected.apply(batch)
+        }
+        let before = directory.journalBytes().count
+        try journal.compact(expected)
+        #expect(directory.journalBytes().count < before / 3)
+        let more = generatedBatch(first: 500, count: 3, restrict: .private)
+        try journal.append(more)
+        expected.apply(more)
+        try journal.close()
+        let reopened = try JournalStorage(directory: directory.url, options: journalOptions())
+        #expect(StateDump(try reopened.load()) == StateDump(expected))
+        let report = try reopened.healthReport()
+        #expect(report.lastCompaction == Date(timeIntervalSince1970: 1_780_000_000))
+        #expect(report.batches == 2)
+        #expect(report.isHealthy)
+    }
+
+    @Test func automaticCompactionFollowsTheThreshold() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var options = journalOptions(durability: .none)
+        options.compactionMinimumBytes = 20_000
+        let store = try BookmarksIndexStore(directory: directory.url, options: options)
+        var largest = 0
+        for round in 0..<60 {
+            // The same 20 rows rewritten: the live state stays small while the journal grows.
+            try await store.apply(generatedBatch(first: 1, count: 20, order: Int64(round)))
+            largest = max(largest, directory.journalBytes().count)
+        }
+        #expect(largest <= 20_000 + 10_000, "the journal never grows far past its threshold")
+        #expect(directory.journalBytes().count < 20_000)
+        #expect(try await store.journalHealth().lastCompaction != nil)
+        #expect(await store.count(in: .public) == 20)
+    }
+
+    @Test func newerSchemaIsRefusedUntouched() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            var options = journalOptions()
+            options.migrations = JournalMigrationPlan(currentVersion: 2, steps: [.init(from: 1) { _ in }])
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            try journal.append(generatedBatch(first: 1, count: 2))
+            try journal.close()
+        }
+        let before = directory.journalBytes()
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        #expect(error.code == .newerSchema)
+        #expect(error.message.contains("schema version 2"))
+        #expect(directory.journalBytes() == before)
+    }
+
+    @Test func resetLeavesAnEmptyJournal() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try BookmarksIndexStore(directory: directory.url, options: journalOptions())
+            try await store.apply(generatedBatch(first: 1, count: 10))
+            try await store.setMetadata(BookmarkIndexMetadata(lastDeltaSync: Date(timeIntervalSinceReferenceDate: 5)), for: .private)
+            try await store.resetStore()
+            try await store.apply(generatedBatch(first: 50, count: 1, restrict: .private))
+            try await store.close()
+        }
+        let store = try BookmarksIndexStore(directory: directory.url, options: journalOptions())
+        #expect(await store.count(in: .public) == 0)
+        #expect(await store.count(in: .private) == 1)
+        #expect(await store.metadata(for: .private) == BookmarkIndexMetadata())
+    }
+
+    @Test func healthReportCountsWhatIsThere() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        try journal.append(generatedBatch(first: 1, count: 4))
+        try journal.append(generatedBatch(first: 10, count: 2, restrict: .private))
+        let report = try journal.healthReport()
+        #expect(report.schemaVersion == 1)
+        #expect(report.batches == 2)
+        #expect(report.livePublicBookmarks == 4)
+        #expect(report.livePrivateBookmarks == 2)
+        #expect(report.bytes == directory.journalBytes().count)
+        #expect(report.isHealthy)
+        #expect(report.recovery?.isClean == true)
+    }
+}
