@@ -49,6 +49,7 @@ struct JournalScanner {
                 result.tornTail = damage("the last line is cut short (no newline): a write interrupted by a crash")
                 break
             }
+            let failure: String
             do {
                 try JournalCodec.verifyChecksum(line)
                 if lineNumber == 1 {
@@ -66,27 +67,22 @@ struct JournalScanner {
                     try onEvent(.batch(sequence: sequence, changes: changes, line: lineNumber, offset: lineStart))
                 }
                 result.goodLength = lineEnd + 1
-            } catch let error as JournalCodec.LineError {
-                let reason: String
-                switch error {
-                case .checksumMismatch(let expected, let actual):
-                    reason = "checksum mismatch (crc \(hex(expected)) in the line, \(hex(actual)) computed)"
-                case .malformed(let readError):
-                    reason = "unreadable at byte \(readError.offset) of the line: \(readError.message)"
-                }
-                if isLast && lineNumber > 1 {
-                    result.tornTail = damage(reason)
-                    break
-                }
-                try onEvent(.damage(damage(reason)))
+                lineStart = lineEnd + 1
+                continue
+            } catch JournalCodec.LineError.checksumMismatch(let expected, let actual) {
+                failure = "checksum mismatch (crc \(hex(expected)) in the line, \(hex(actual)) computed)"
+            } catch JournalCodec.LineError.malformed(let error) {
+                failure = "unreadable at byte \(error.offset) of the line: \(error.message)"
             } catch let error as JSONReadError {
-                let reason = "unreadable at byte \(error.offset) of the line: \(error.message)"
-                if isLast && lineNumber > 1 {
-                    result.tornTail = damage(reason)
-                    break
-                }
-                try onEvent(.damage(damage(reason)))
+                failure = "unreadable at byte \(error.offset) of the line: \(error.message)"
             }
+            if isLast && lineNumber > 1 {
+                result.tornTail = damage(failure)
+                break
+            }
+            try onEvent(.damage(damage(failure)))
+            // The damaged line held one batch: the next one should follow it.
+            if lineNumber > 1 { result.lastSequence += 1 }
             lineStart = lineEnd + 1
         }
         return result

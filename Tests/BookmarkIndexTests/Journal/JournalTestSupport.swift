@@ -17,6 +17,11 @@ struct TemporaryDirectory {
         (try? PosixFileSystem().contents(atPath: journalPath)) ?? []
     }
 
+    /// The journal's size and checksum: compared instead of the bytes, so a failure prints a line.
+    func journalFingerprint() -> String {
+        fingerprint(journalBytes())
+    }
+
     func writeJournal(_ bytes: [UInt8]) {
         _ = FileManager.default.createFile(atPath: journalPath, contents: Data(bytes))
     }
@@ -71,4 +76,9 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
         starts.append(index + 1)
     }
     return starts
+}
+
+/// Size and CRC-32C of `bytes`, for comparisons whose failure message should stay short.
+func fingerprint(_ bytes: [UInt8]) -> String {
+    "\(bytes.count) bytes, crc \(bytes.withUnsafeBytes { CRC32C.checksum($0) })"
 }

@@ -1,0 +1,157 @@
+@testable import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import Testing
+
+/// Torn tails, damaged lines and salvage, the way SQLite and LevelDB test their logs.
+@Suite("Journal recovery")
+struct JournalRecoveryTests {
+    /// A journal of a header and `batches` batches, with the state each prefix of batches gives.
+    func makeJournal(in directory: TemporaryDirectory, batches: Int) throws -> [StateDump] {
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions(durability: .none))
+        var state = BookmarkIndexState()
+        var prefixes = [StateDump(state)]
+        for index in 0..<batches {
+            let batch = generatedBatch(first: index * 10, count: 3, restrict: index % 2 == 0 ? .public : .private, order: Int64(-index * 10))
+                + [.remove(BookmarkKey(illustID: index * 10 - 9, restrict: .public))]
+            try journal.append(batch)
+            state.apply(batch)
+            prefixes.append(StateDump(state))
+        }
+        try journal.close()
+        return prefixes
+    }
+
+    @Test func tornLastLineIsCutAtEveryByteOffset() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let prefixes = try makeJournal(in: directory, batches: 4)
+        let original = directory.journalBytes()
+        let lastLine = lineStarts(original).last!
+        // Every cut inside the last line, including a cut just before its newline.
+        for cut in lastLine..<original.count {
+            directory.writeJournal(Array(original[..<cut]))
+            let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+            #expect(StateDump(try journal.load()) == prefixes[3], "cut at \(cut)")
+            if cut > lastLine {
+                let tail = try #require(journal.recovery.truncatedTail, "cut at \(cut)")
+                #expect(tail.line == 5)
+                #expect(tail.offset == lastLine)
+                #expect(tail.bytes == cut - lastLine)
+            } else {
+                #expect(journal.recovery.isClean)
+            }
+            #expect(directory.journalFingerprint() == fingerprint(Array(original[..<lastLine])), "the torn tail is cut off on disk")
+            // The repaired journal takes new batches after the cut.
+            try journal.append(generatedBatch(first: 9_000, count: 1))
+            try journal.close()
+            let reopened = try JournalStorage(directory: directory.url, options: journalOptions())
+            #expect(try reopened.load().contains(BookmarkKey(illustID: 9_000, restrict: .public)))
+            #expect(reopened.recovery.isClean)
+            try reopened.close()
+        }
+    }
+
+    @Test func checksumFailingLastLineIsCut() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let prefixes = try makeJournal(in: directory, batches: 3)
+        var bytes = directory.journalBytes()
+        let lastLine = lineStarts(bytes).last!
+        bytes[lastLine + 40] ^= 0x01
+        directory.writeJournal(bytes)
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        #expect(StateDump(try journal.load()) == prefixes[2])
+        #expect(journal.recovery.truncatedTail?.reason.contains("checksum mismatch") == true)
+    }
+
+    @Test func flippedBitInAMiddleLineRefusesToOpenWithLineAndOffset() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try makeJournal(in: directory, batches: 5)
+        var bytes = directory.journalBytes()
+        let starts = lineStarts(bytes)
+        bytes[starts[2] + 60] ^= 0x04  // line 3: the second batch
+        directory.writeJournal(bytes)
+
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("line 3 at byte offset \(starts[2])"))
+        #expect(directory.journalFingerprint() == fingerprint(bytes), "a refused open changes nothing")
+
+        let report = try JournalStorage.verify(directory: directory.url)
+        #expect(!report.isHealthy)
+        #expect(report.damage.map(\.line) == [3])
+        #expect(report.batches == 4)
+    }
+
+    @Test func salvageKeepsExactlyTheOtherBatchesAndMovesTheFileAside() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try makeJournal(in: directory, batches: 5)
+        var bytes = directory.journalBytes()
+        let starts = lineStarts(bytes)
+        bytes[starts[2] + 60] ^= 0x04
+        directory.writeJournal(bytes)
+
+        // What the other batches give, applied by hand from the undamaged lines.
+        var expected = BookmarkIndexState()
+        for (index, start) in starts.enumerated() where index >= 1 && index != 2 {
+            let end = index + 1 < starts.count ? starts[index + 1] - 1 : bytes.count - 1
+            let line = Array(bytes[start..<end])
+            guard case .batch(_, let changes) = try line.withUnsafeBytes({ try JournalCodec.decodeLine($0) }) else {
+                Issue.record("line \(index + 1) is not a batch")
+                return
+            }
+            expected.apply(changes)
+        }
+
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions(salvage: true))
+        #expect(StateDump(try journal.load()) == StateDump(expected))
+        #expect(journal.recovery.droppedDamage.map(\.line) == [3])
+        let aside = try #require(journal.recovery.damagedFileMovedTo)
+        #expect(fingerprint(try PosixFileSystem().contents(atPath: aside) ?? []) == fingerprint(bytes), "the damaged file is kept, byte for byte")
+        try journal.close()
+        let reopened = try JournalStorage(directory: directory.url, options: journalOptions())
+        #expect(StateDump(try reopened.load()) == StateDump(expected))
+        #expect(reopened.recovery.isClean)
+    }
+
+    @Test func sequenceGapIsCorruption() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try makeJournal(in: directory, batches: 4)
+        let bytes = directory.journalBytes()
+        let starts = lineStarts(bytes)
+        // Drop line 3 entirely: lines stay valid, but seq jumps from 1 to 3.
+        directory.writeJournal(Array(bytes[..<starts[2]] + bytes[starts[3]...]))
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("sequence gap: expected batch 2, found 3"))
+        #expect(error.message.contains("line 3"))
+    }
+
+    @Test func damagedHeaderIsCorruption() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try makeJournal(in: directory, batches: 2)
+        var bytes = directory.journalBytes()
+        bytes[30] ^= 0x02
+        directory.writeJournal(bytes)
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        #expect(error.code == .corrupt)
+        #expect(error.message.contains("line 1, byte offset 0"))
+    }
+
+    @Test func staleTemporaryFileOfAnInterruptedCompactionIsRemoved() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let prefixes = try makeJournal(in: directory, batches: 2)
+        let temporary = directory.url.path + "/" + JournalStorage.temporaryFileName
+        _ = FileManager.default.createFile(atPath: temporary, contents: Data("{\"crc\":\"0000".utf8))
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        #expect(StateDump(try journal.load()) == prefixes[2])
+        #expect(journal.recovery.removedTemporaryFile)
+        #expect(!FileManager.default.fileExists(atPath: temporary))
+    }
+}
