@@ -39,7 +39,7 @@ extension BookmarkIndexState {
         if wanted == 0 { return [] }
 
         if let candidates = plan.candidates {
-            var selection = BoundedSelection<IndexedBookmark>(limit: wanted) { $0.serverOrder > $1.serverOrder }
+            var selection = BoundedSelection<IndexedBookmark>(limit: wanted, isOrderedBefore: isNewer)
             for slot in candidates {
                 guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
                 selection.offer(row.bookmark)
@@ -104,6 +104,11 @@ extension BookmarkIndexState {
                 return true
             }
         }
+    }
+
+    /// Server order: a larger order first, then a larger illust ID (as ``OrderList`` ranks ties).
+    private func isNewer(_ a: IndexedBookmark, _ b: IndexedBookmark) -> Bool {
+        a.serverOrder != b.serverOrder ? a.serverOrder > b.serverOrder : a.illust.id > b.illust.id
     }
 
     private func tagOrder(_ a: (TagID, Int), _ b: (TagID, Int)) -> Bool {

@@ -76,6 +76,8 @@ struct ListIndex: Sendable {
         let slots = self.slots
         order.normalize(liveCount: count) { entry in
             slots[Int(entry.slot)]?.orderStamp == entry.stamp
+        } tieBreak: { entry in
+            slots[Int(entry.slot)]?.bookmark.illust.id ?? 0
         }
     }
 

@@ -4,7 +4,7 @@
 /// row, a full walk below the oldest. Both are O(1) amortized here (two arrays growing away from
 /// each other). A row added anywhere else marks the list unsorted, and the next read sorts it
 /// once. Removed and moved rows leave stale entries behind, recognised by their stamp and swept
-/// out when they outnumber the live ones.
+/// out when they outnumber the live ones. Rows with equal orders are ranked by illust ID.
 struct OrderList: Sendable {
     struct Entry: Sendable {
         var order: Int64
@@ -48,7 +48,9 @@ struct OrderList: Sendable {
     ///
     /// `isLive` says whether an entry still stands for its row. Call before reading once writes
     /// may have unsorted the list, or when stale entries dominate (`liveCount` is the row count).
-    mutating func normalize(liveCount: Int, isLive: (Entry) -> Bool) {
+    /// Rows with equal orders are ranked by `tieBreak` (larger first), so the order of a list
+    /// never depends on the history of writes that built it.
+    mutating func normalize(liveCount: Int, isLive: (Entry) -> Bool, tieBreak: (Entry) -> Int) {
         let tooManyStale = entryCount > 2 * liveCount + 1024
         guard !isSorted || tooManyStale else { return }
         var all: [Entry] = []
@@ -56,7 +58,7 @@ struct OrderList: Sendable {
         for entry in newer.reversed() where isLive(entry) { all.append(entry) }
         for entry in older where isLive(entry) { all.append(entry) }
         if !isSorted {
-            all.sort { $0.order > $1.order }
+            all.sort { $0.order != $1.order ? $0.order > $1.order : tieBreak($0) > tieBreak($1) }
         }
         older = all
         newer = []

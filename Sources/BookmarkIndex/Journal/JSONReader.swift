@@ -185,7 +185,7 @@ struct JSONReader {
                     if (0xD800...0xDBFF).contains(scalar) {
                         guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
                               bytes[position + 1] == UInt8(ascii: "u") else {
-                            throw error("a high surrogate (\\u\(hex(scalar))) is not followed by a low surrogate", at: escapeStart)
+                            throw error("a lone high surrogate (\\u\(hex(scalar))): no low surrogate follows it", at: escapeStart)
                         }
                         position += 2
                         let low = try readHex4()
@@ -274,6 +274,9 @@ struct JSONReader {
             position += 1
         }
         guard digits > 0 else { throw error("expected an integer\(found)", at: start) }
+        guard digits == 1 || bytes[position - digits] != UInt8(ascii: "0") else {
+            throw error("expected a number: JSON numbers have no leading zeros", at: start)
+        }
         if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
             throw error("expected an integer, found a fraction", at: start)
         }

@@ -1,0 +1,146 @@
+@testable import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import Testing
+
+@Suite("Journal codec")
+struct JournalCodecTests {
+    static let awkwardStrings = [
+        "", "plain", "quote \" inside", "back\\slash", "\\\"", "line\nbreak\r\ttab", "\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}",
+        "émoji 🌸✨👩‍👩‍👧", "夏の空 オリジナル", "𠮷野家 (outside the BMP)", "/slashes/", "\u{2028}\u{2029}",
+    ]
+
+    func roundTrip(_ changes: [BookmarkChange]) throws -> [BookmarkChange] {
+        var writer = JSONWriter()
+        JournalCodec.appendBatch(sequence: 7, changes, to: &writer)
+        #expect(writer.bytes.last == 0x0A)
+        let line = Array(writer.bytes.dropLast())
+        // Standard JSON, as any JSON reader sees it.
+        #expect(try JSONSerialization.jsonObject(with: Data(line)) is [String: Any])
+        guard case .batch(let sequence, let decoded) = try line.withUnsafeBytes({ try JournalCodec.decodeLine($0) }) else {
+            Issue.record("not a batch")
+            return []
+        }
+        #expect(sequence == 7)
+        return decoded
+    }
+
+    @Test(arguments: awkwardStrings)
+    func stringsRoundTrip(_ text: String) throws {
+        let change = BookmarkChange.upsert(IndexedBookmark(
+            illust: BookmarkedIllustSnapshot(
+                id: 1, title: text, artistName: text, tags: [TagRef(name: text, translatedName: text), TagRef(name: text)],
+                thumbnailURL: text
+            ),
+            restrict: .private, serverOrder: -5, firstIndexedAt: Date(), lastSeenAt: Date(timeIntervalSinceReferenceDate: 1.0 / 3.0)
+        ))
+        #expect(try roundTrip([change]) == [change])
+        // Foundation reads the same string back.
+        var writer = JSONWriter()
+        writer.string(text)
+        #expect(try JSONSerialization.jsonObject(with: Data(writer.bytes), options: .fragmentsAllowed) as? String == text)
+    }
+
+    @Test func everyChangeKindRoundTrips() throws {
+        let metadata = BookmarkIndexMetadata(
+            lastFullSync: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), lastDeltaSync: nil,
+            fullSyncCursor: FullSyncCursor(nextPage: "https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&restrict=public&max_bookmark_id=99", startedAt: Date(timeIntervalSinceReferenceDate: -1.5), pagesFetched: 4, nextServerOrder: Int64.min + 1)
+        )
+        let changes: [BookmarkChange] = [
+            .upsert(row(Int.max, tags: ["a=b", "c"], order: Int64.max, visible: false)),
+            .remove(BookmarkKey(illustID: 42, restrict: .private)),
+            .removeAll(.public),
+            .setMetadata(metadata, for: .private),
+            .setMetadata(BookmarkIndexMetadata(), for: .public),
+        ]
+        #expect(try roundTrip(changes) == changes)
+    }
+
+    @Test func generatedRowsRoundTrip() throws {
+        let generator = SyntheticBookmarks(tagCount: 300)
+        let rows = generator.indexedBookmarks(generator.illusts(count: 500, seed: 3), in: .public).map(BookmarkChange.upsert)
+        #expect(try roundTrip(rows) == rows)
+    }
+
+    /// A record as a person might write it by hand: other key order, whitespace, escapes.
+    @Test func acceptsAnyStandardFormatting() throws {
+        let text = #"""
+        {
+          "changes" : [ {
+              "illust" : { "title" : "caf\u00e9 \ud83c\udf38 \"q\" \/", "id" : 5, "tags" : [ [ "\u30aa\u30ea\u30b8\u30ca\u30eb" , "original" ], ["solo", null] ],
+                           "unknownField": {"nested": [1, 2.5e3, true, null]} },
+              "seen" : 1.5E2, "first" : -0.25, "order" : 10, "restrict" : "public", "op" : "upsert" } ],
+          "seq" : 3
+        }
+        """#
+        let line = Array(text.utf8)
+        guard case .batch(let sequence, let changes) = try line.withUnsafeBytes({ try JournalCodec.decodeVerifiedLine($0) }) else {
+            Issue.record("not a batch")
+            return
+        }
+        #expect(sequence == 3)
+        guard case .upsert(let bookmark) = try #require(changes.first) else {
+            Issue.record("not an upsert")
+            return
+        }
+        #expect(bookmark.illust.title == "café 🌸 \"q\" /")
+        #expect(bookmark.illust.tags == [TagRef(name: "オリジナル", translatedName: "original"), TagRef(name: "solo")])
+        #expect(bookmark.lastSeenAt == Date(timeIntervalSinceReferenceDate: 150))
+        #expect(bookmark.firstIndexedAt == Date(timeIntervalSinceReferenceDate: -0.25))
+        #expect(bookmark.serverOrder == 10)
+    }
+
+    @Test func hashEditedLineWithItsChecksumRecomputedIsAccepted() throws {
+        // The crc may sit anywhere; it covers every other byte of the line.
+        let body = #"{ "seq": 1, "changes": [], "crc": "XXXXXXXX" }"#
+        let bytes = Array(body.utf8)
+        let digits = try #require(body.range(of: "XXXXXXXX")).lowerBound.utf16Offset(in: body)
+        let crc = bytes.withUnsafeBytes { JournalCodec.checksum(of: $0, skipping: digits..<(digits + 8)) }
+        let fixed = body.replacingOccurrences(of: "XXXXXXXX", with: String(format: "%08x", crc))
+        guard case .batch(1, let changes) = try Array(fixed.utf8).withUnsafeBytes({ try JournalCodec.decodeLine($0) }) else {
+            Issue.record("not read back")
+            return
+        }
+        #expect(changes.isEmpty)
+    }
+
+    @Test(arguments: [
+        (#"{"seq":1,"changes":[{"op":"removeAll","restrict":"\ud800"}]}"#, "lone"),
+        (#"{"seq":1,"changes":[{"op":"removeAll","restrict":"\udc00x"}]}"#, "lone low surrogate"),
+        (#"{"seq":1,"changes":[{"op":"removeAll","restrict":"\ud800\u0041"}]}"#, "not a low surrogate"),
+        (#"{"seq":1,"changes":[{"op":"removeAll","restrict":"secret"}]}"#, "restrict must be"),
+        (#"{"seq":1,"changes":[{"op":"explode","restrict":"public"}]}"#, "unknown change op"),
+        (#"{"seq":1,"changes":[{"op":"remove","restrict":"public"}]}"#, "has no 'id'"),
+        (#"{"seq":1,"changes":[]} trailing"#, "unexpected text"),
+        (#"{"seq":1.5,"changes":[]}"#, "fraction"),
+        (#"{"seq":01,"changes":[]}"#, "expected a number"),
+        ("{\"seq\":1,\"changes\":[{\"op\":\"removeAll\",\"restrict\":\"pub\tlic\"}]}", "control character"),
+        (#"{"seq":1,"changes":["#, "the line ended"),
+    ])
+    func rejectsInvalidRecordsWithAClearError(text: String, expected: String) throws {
+        let error = try #require(throws: JSONReadError.self) {
+            try Array(text.utf8).withUnsafeBytes { try JournalCodec.decodeVerifiedLine($0) }
+        }
+        #expect(error.message.contains(expected), "\(error.message)")
+    }
+
+    @Test func rejectsInvalidUTF8() throws {
+        var bytes = Array(#"{"seq":1,"changes":[{"op":"removeAll","restrict":"pu"#.utf8)
+        bytes += [0xC3, 0x28]  // an invalid two-byte sequence
+        bytes += Array(#"blic"}]}"#.utf8)
+        let error = try #require(throws: JSONReadError.self) {
+            try bytes.withUnsafeBytes { try JournalCodec.decodeVerifiedLine($0) }
+        }
+        #expect(error.message.contains("not valid UTF-8"))
+        #expect(error.offset == 50, "the offset of the string within the line")
+    }
+
+    @Test func crc32cMatchesTheStandardCheckValue() {
+        // The CRC-32C of "123456789" is 0xE3069283 (RFC 3720, appendix B.4).
+        #expect(Array("123456789".utf8).withUnsafeBytes { CRC32C.checksum($0) } == 0xE306_9283)
+        let long = [UInt8](repeating: 0xAB, count: 1_000)
+        let whole = long.withUnsafeBytes { CRC32C.checksum($0) }
+        let split = long.withUnsafeBytes { CRC32C.update(CRC32C.update(0, UnsafeRawBufferPointer(rebasing: $0[..<333])), UnsafeRawBufferPointer(rebasing: $0[333...])) }
+        #expect(whole == split)
+    }
+}

@@ -1,0 +1,61 @@
+@testable import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import Testing
+
+/// Thousands of random operations on a journal-backed store against an in-memory model.
+@Suite("Journal against a model")
+struct JournalModelTests {
+    @Test(arguments: [UInt64(11), 12])
+    func randomOperationsSurviveReopens(seed: UInt64) async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var options = journalOptions(durability: .none)
+        options.compactionMinimumBytes = 64 * 1024
+        var random = SeededRandom(seed: seed)
+        var model = BookmarkIndexState()
+        var store: BookmarksIndexStore? = try BookmarksIndexStore(directory: directory.url, options: options)
+        var reopens = 0
+
+        for step in 0..<3_000 {
+            let current = try #require(store)
+            switch random.next() % 100 {
+            case 0..<80:
+                var batch: [BookmarkChange] = []
+                for _ in 0..<(1 + random.next() % 30) {
+                    let restrict: Restrict = random.next() % 3 == 0 ? .private : .public
+                    let id = Int(random.next() % 400)
+                    switch random.next() % 10 {
+                    case 0..<7:
+                        let tags = (0..<random.next() % 5).map { _ in "t\(random.next() % 25)=tr\(random.next() % 3)" }
+                        batch.append(.upsert(row(id, restrict, tags: tags, order: Int64(random.next() % 10_000) - 5_000,
+                                                 title: "\"\(step)\" \\ 🌸", visible: random.next() % 20 != 0, seen: Double(step))))
+                    case 7, 8:
+                        batch.append(.remove(BookmarkKey(illustID: id, restrict: restrict)))
+                    default:
+                        batch.append(.setMetadata(BookmarkIndexMetadata(lastDeltaSync: Date(timeIntervalSinceReferenceDate: Double(step) + 0.5)), for: restrict))
+                    }
+                }
+                if random.next() % 50 == 0 { batch.append(.removeAll(random.next() % 2 == 0 ? .public : .private)) }
+                try await current.apply(batch)
+                model.apply(batch)
+            case 80..<83:
+                try await current.resetStore()
+                model = BookmarkIndexState()
+            case 83..<88:
+                try await current.compact()
+            default:
+                try await current.close()
+                store = nil
+                let reopened = try BookmarksIndexStore(directory: directory.url, options: options)
+                #expect(StateDump(await reopened.snapshot) == StateDump(model), "after reopen at step \(step)")
+                store = reopened
+                reopens += 1
+            }
+        }
+        #expect(reopens > 100)
+        let final = try #require(store)
+        #expect(StateDump(await final.snapshot) == StateDump(model))
+        #expect(try await final.journalHealth().isHealthy)
+    }
+}
