@@ -23,7 +23,11 @@ let package = Package(
             name: "bookmarks",
             dependencies: ["BookmarkIndex", "BookmarkSync", "PixivAPI", "BookmarkIndexTesting"]
         ),
-        .testTarget(name: "BookmarkIndexTests", dependencies: ["BookmarkIndex", "BookmarkIndexTesting"]),
+        .testTarget(
+            name: "BookmarkIndexTests",
+            dependencies: ["BookmarkIndex", "BookmarkIndexTesting"],
+            exclude: ["Fixtures"]  // read from the source tree by path
+        ),
         .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
         .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting"]),
     ],

@@ -1,0 +1,155 @@
+@testable import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import Testing
+
+/// The migration machinery, on test-only schemas: v1 names the list "list" and writes tags as
+/// plain strings; v2 renames "list" to "restrict"; v3 writes tags as [name, translation]
+/// arrays, which is the record shape the codec reads. Fixtures: Tests/BookmarkIndexTests/Fixtures
+/// (written by make-fixtures.py there).
+@Suite("Journal migrations")
+struct JournalMigrationTests {
+    struct StepError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static let plan = JournalMigrationPlan(currentVersion: 3, steps: [
+        .init(from: 2) { record in
+            guard case .object = record["illust"] ?? .null else { return }
+            guard let tags = record["illust"]?["tags"]?.arrayValue else {
+                throw StepError(description: "the illust has no tags array")
+            }
+            record["illust"]?["tags"] = .array(try tags.map { tag in
+                guard case .string = tag else { throw StepError(description: "a tag is \(tag), not a string") }
+                return .array([tag])
+            })
+        },
+        .init(from: 1) { record in
+            guard let list = record["list"] else { throw StepError(description: "the record has no list") }
+            record["restrict"] = list
+            record["list"] = nil
+        },
+    ])
+
+    func fixture(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name)
+        return try #require(try PosixFileSystem().contents(atPath: url.path), "missing fixture \(name)")
+    }
+
+    func options(_ plan: JournalMigrationPlan = Self.plan) -> JournalStorage.Options {
+        var options = journalOptions()
+        options.migrations = plan
+        return options
+    }
+
+    @Test func migratesV1ThroughV2ToV3AndRewritesTheFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        directory.writeJournal(try fixture("journal-v1.jsonl"))
+
+        let journal = try JournalStorage(directory: directory.url, options: options())
+        #expect(journal.recovery.migratedFromVersion == 1)
+        let state = try journal.load()
+        #expect(state.allBookmarks(in: .public).map(\.illust.id) == [101])
+        #expect(state.bookmark(for: BookmarkKey(illustID: 101, restrict: .public))?.illust.tags == [TagRef(name: "オリジナル"), TagRef(name: "猫")])
+        #expect(state.allBookmarks(in: .private).map(\.illust.title) == ["秘密"])
+        #expect(state.metadata(for: .public).lastFullSync == Date(timeIntervalSinceReferenceDate: 100))
+        try journal.close()
+
+        // The file on disk is now schema 3 and opens without migrating.
+        let report = try JournalStorage.verify(directory: directory.url)
+        #expect(report.schemaVersion == 3)
+        #expect(report.isHealthy)
+        let reopened = try JournalStorage(directory: directory.url, options: options())
+        #expect(reopened.recovery.isClean)
+        #expect(StateDump(try reopened.load()) == StateDump(state))
+    }
+
+    @Test func migratesV2WithTheLaterStepsOnly() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        directory.writeJournal(try fixture("journal-v2.jsonl"))
+        let journal = try JournalStorage(directory: directory.url, options: options())
+        #expect(journal.recovery.migratedFromVersion == 2)
+        #expect(try journal.load().bookmark(for: BookmarkKey(illustID: 301, restrict: .private))?.illust.tags.map(\.name) == ["創作", "猫"])
+    }
+
+    @Test func failingStepNamesStepAndRecordAndLeavesTheFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let original = try fixture("journal-v1-bad-tag.jsonl")
+        directory.writeJournal(original)
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options()) }
+        #expect(error.code == .migrationFailed)
+        #expect(error.message.contains("from schema version 2 to 3"))
+        #expect(error.message.contains("line 3, change 1"))
+        #expect(error.message.contains("not a string"))
+        #expect(directory.journalFingerprint() == fingerprint(original))
+        #expect(!FileManager.default.fileExists(atPath: directory.url.path + "/" + JournalStorage.temporaryFileName))
+
+        // The caller may reset: a store that cannot migrate can still be wiped and rebuilt.
+        try FileManager.default.removeItem(atPath: directory.journalPath)
+        #expect(try JournalStorage(directory: directory.url, options: options()).load().count(in: .public) == 0)
+    }
+
+    @Test func missingStepIsReported() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let original = try fixture("journal-v1.jsonl")
+        directory.writeJournal(original)
+        let partial = JournalMigrationPlan(currentVersion: 3, steps: Self.plan.steps.filter { $0.from == 2 })
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options(partial)) }
+        #expect(error.code == .migrationFailed)
+        #expect(error.message.contains("no migration step from version 1 to 2"))
+        #expect(directory.journalFingerprint() == fingerprint(original))
+    }
+
+    @Test func newerFileIsRefusedUntouched() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let original = try fixture("journal-v4.jsonl")
+        directory.writeJournal(original)
+        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options()) }
+        #expect(error.code == .newerSchema)
+        #expect(error.message.contains("schema version 4, newer than this library's 3"))
+        #expect(directory.journalFingerprint() == fingerprint(original))
+    }
+
+    @Test func aCrashDuringMigrationKeepsTheOriginal() throws {
+        let original = try fixture("journal-v1.jsonl")
+        let probe = FaultInjectingFileSystem()
+        do {
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+            directory.writeJournal(original)
+            var options = options()
+            options.fileSystem = probe
+            _ = try JournalStorage(directory: directory.url, options: options)
+        }
+        let steps = probe.operationLog.firstIndex(of: .rename)!
+        // A crash at any step up to and including the rename leaves the v1 file, which migrates on the next open.
+        for step in 0...steps {
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+            directory.writeJournal(original)
+            let fileSystem = FaultInjectingFileSystem()
+            fileSystem.inject(.crash(keepingBytes: 20), at: step)
+            var options = options()
+            options.fileSystem = fileSystem
+            #expect(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options) }
+            fileSystem.restart(losingUnsyncedData: true)
+            #expect(directory.journalFingerprint() == fingerprint(original), "crash at step \(step)")
+            let journal = try JournalStorage(directory: directory.url, options: self.options())
+            #expect(journal.recovery.migratedFromVersion == 1)
+            #expect(try journal.load().count(in: .private) == 1)
+        }
+    }
+}
