@@ -45,6 +45,7 @@ public final class FakeBookmarkSource: BookmarkSource {
         var staleFirstPages: [Restrict: (page: BookmarkPage, remaining: Int)] = [:]
         var inFlight = 0
         var maxInFlight = 0
+        var started = 0
     }
 
     private let state = Mutex(State())
@@ -130,6 +131,12 @@ public final class FakeBookmarkSource: BookmarkSource {
     /// The most requests that were ever in flight at once.
     public var maxConcurrentRequests: Int { state.withLock { $0.maxInFlight } }
 
+    /// How many requests have begun (including ones still in flight).
+    public var startedRequestCount: Int { state.withLock { $0.started } }
+
+    /// How many requests are in flight now.
+    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
+
     /// Forgets the request log.
     public func clearLog() {
         state.withLock { $0.log.removeAll() }
@@ -167,6 +174,7 @@ public final class FakeBookmarkSource: BookmarkSource {
         let startedAt = clock.now
         state.withLock { state in
             state.inFlight += 1
+            state.started += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
         }
         if latency > 0 {
