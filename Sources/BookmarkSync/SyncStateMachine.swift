@@ -107,8 +107,13 @@ struct SyncStateMachine: Sendable {
             return .coolingDown(until: until)
         }
         lists[restrict]?.failure = nil
-        queue.append(Job(restrict: restrict, intent: intent))
-        return active == nil && queue.count == 1 ? .started : .queued
+        let job = Job(restrict: restrict, intent: intent)
+        guard active == nil, queue.isEmpty else {
+            queue.append(job)
+            return .queued
+        }
+        active = start(job, index: index, now: now)
+        return .started
     }
 
     private enum Plan: Equatable {
