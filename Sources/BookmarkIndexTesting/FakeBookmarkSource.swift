@@ -1,0 +1,205 @@
+import BookmarkIndex
+import BookmarkSync
+import Foundation
+import Synchronization
+
+/// An in-memory account behind the ``BookmarkSource`` protocol, for testing code that uses
+/// ``BookmarkSyncEngine`` without PixivAPI.
+///
+/// It paginates like Pixiv (newest bookmark first, a cursor token that stays valid while
+/// bookmarks are added above it or removed), logs every request with start and end times read
+/// from a ``SyncClock``, can take simulated time per request, serve a stale first page, and fail
+/// on script. Thread-safe: all state is behind a `Mutex`.
+public final class FakeBookmarkSource: BookmarkSource {
+    /// What a request asked for.
+    public enum RequestKind: Sendable, Hashable {
+        case firstPage
+        case nextPage(String)
+        case total
+    }
+
+    /// One logged request.
+    public struct Request: Sendable, Hashable {
+        /// What was asked for.
+        public var kind: RequestKind
+        /// Which list.
+        public var restrict: Restrict
+        /// When the request began and ended, on the injected clock.
+        public var startedAt: Date
+        public var endedAt: Date
+        /// The failure it answered with, if any.
+        public var fault: BookmarkSyncError?
+    }
+
+    private struct Entry: Sendable {
+        var bookmarkID: Int
+        var illust: BookmarkedIllustSnapshot
+    }
+
+    private struct State: Sendable {
+        var lists: [Restrict: [Entry]] = [.public: [], .private: []]
+        var nextBookmarkID = 1
+        var log: [Request] = []
+        var scriptedFaults: [BookmarkSyncError] = []
+        var faultRule: (@Sendable (RequestKind, Restrict) -> BookmarkSyncError?)?
+        var staleFirstPages: [Restrict: (page: BookmarkPage, remaining: Int)] = [:]
+        var inFlight = 0
+        var maxInFlight = 0
+        var started = 0
+    }
+
+    private let state = Mutex(State())
+    private let clock: any SyncClock
+    private let latency: TimeInterval
+    /// Bookmarks per page (Pixiv: 30).
+    public let pageSize: Int
+
+    /// Creates an empty account.
+    ///
+    /// - Parameters:
+    ///   - clock: stamps the request log; requests sleep on it for `latency`.
+    ///   - pageSize: bookmarks per page.
+    ///   - latency: simulated time each request takes.
+    public init(clock: some SyncClock, pageSize: Int = 30, latency: TimeInterval = 0) {
+        self.clock = clock
+        self.pageSize = pageSize
+        self.latency = latency
+    }
+
+    // MARK: The account, as the web changes it
+
+    /// Bookmarks `illusts` in `restrict`'s list, in order, each on top of the list (so the
+    /// last one is the newest). An illust already in that list is moved to the top.
+    public func add(_ illusts: [BookmarkedIllustSnapshot], to restrict: Restrict) {
+        state.withLock { state in
+            for illust in illusts {
+                state.lists[restrict]?.removeAll { $0.illust.id == illust.id }
+                state.lists[restrict]?.insert(Entry(bookmarkID: state.nextBookmarkID, illust: illust), at: 0)
+                state.nextBookmarkID += 1
+            }
+        }
+    }
+
+    /// Removes the bookmark of `illustID` from `restrict`'s list, if it is there.
+    public func remove(illustID: Int, from restrict: Restrict) {
+        state.withLock { $0.lists[restrict]?.removeAll { $0.illust.id == illustID } }
+    }
+
+    /// Moves the bookmark of `illustID` to the top of the other list, as Pixiv does when a
+    /// bookmark's visibility is changed.
+    public func move(illustID: Int, from restrict: Restrict) {
+        let illust = state.withLock { state -> BookmarkedIllustSnapshot? in
+            guard let index = state.lists[restrict]?.firstIndex(where: { $0.illust.id == illustID }) else { return nil }
+            return state.lists[restrict]?.remove(at: index).illust
+        }
+        if let illust {
+            add([illust], to: restrict == .public ? .private : .public)
+        }
+    }
+
+    /// The list as the server has it, newest bookmark first.
+    public func illusts(in restrict: Restrict) -> [BookmarkedIllustSnapshot] {
+        state.withLock { $0.lists[restrict]?.map(\.illust) ?? [] }
+    }
+
+    // MARK: Scripting
+
+    /// The next `times` requests (of any kind) fail with `error`, after those already scripted.
+    public func failNext(_ error: BookmarkSyncError, times: Int = 1) {
+        state.withLock { $0.scriptedFaults.append(contentsOf: Array(repeating: error, count: times)) }
+    }
+
+    /// Decides a failure for every request after the scripted ones run out (`nil`: succeed).
+    public func setFaultRule(_ rule: (@Sendable (RequestKind, Restrict) -> BookmarkSyncError?)?) {
+        state.withLock { $0.faultRule = rule }
+    }
+
+    /// The next `times` first-page requests of `restrict`'s list get the first page as it is
+    /// now, whatever changes meanwhile (a cache serving a stale page).
+    public func serveStaleFirstPage(of restrict: Restrict, times: Int = 1) {
+        state.withLock { state in
+            let page = Self.page(state.lists[restrict] ?? [], after: nil, size: pageSize)
+            state.staleFirstPages[restrict] = (page, times)
+        }
+    }
+
+    // MARK: The log
+
+    /// Every request so far, in the order they began.
+    public var requests: [Request] { state.withLock { $0.log } }
+
+    /// The most requests that were ever in flight at once.
+    public var maxConcurrentRequests: Int { state.withLock { $0.maxInFlight } }
+
+    /// How many requests have begun (including ones still in flight).
+    public var startedRequestCount: Int { state.withLock { $0.started } }
+
+    /// How many requests are in flight now.
+    public var requestsInFlight: Int { state.withLock { $0.inFlight } }
+
+    /// Forgets the request log.
+    public func clearLog() {
+        state.withLock { $0.log.removeAll() }
+    }
+
+    // MARK: BookmarkSource
+
+    public func firstPage(of restrict: Restrict) async throws -> BookmarkPage {
+        try await serve(.firstPage, restrict) { state in
+            if let stale = state.staleFirstPages[restrict], stale.remaining > 0 {
+                state.staleFirstPages[restrict]?.remaining -= 1
+                return stale.page
+            }
+            return Self.page(state.lists[restrict] ?? [], after: nil, size: self.pageSize)
+        }
+    }
+
+    public func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
+        guard let maxID = Int(token) else {
+            throw BookmarkSyncError(.other, "FakeBookmarkSource: malformed page token \"\(token)\".")
+        }
+        return try await serve(.nextPage(token), restrict) { state in
+            Self.page(state.lists[restrict] ?? [], after: maxID, size: self.pageSize)
+        }
+    }
+
+    /// The public list's size (one request); `nil` for the private list without a request, as
+    /// Pixiv's user detail only tells the public total.
+    public func totalCount(of restrict: Restrict) async throws -> Int? {
+        guard restrict == .public else { return nil }
+        return try await serve(.total, restrict) { state in state.lists[restrict]?.count ?? 0 }
+    }
+
+    private func serve<T: Sendable>(_ kind: RequestKind, _ restrict: Restrict, _ answer: @Sendable (inout State) -> T) async throws -> T {
+        let startedAt = clock.now
+        state.withLock { state in
+            state.inFlight += 1
+            state.started += 1
+            state.maxInFlight = max(state.maxInFlight, state.inFlight)
+        }
+        if latency > 0 {
+            try? await clock.sleep(until: startedAt + latency)
+        }
+        let endedAt = clock.now
+        let result = state.withLock { state -> Result<T, BookmarkSyncError> in
+            state.inFlight -= 1
+            let fault: BookmarkSyncError?
+            if !state.scriptedFaults.isEmpty {
+                fault = state.scriptedFaults.removeFirst()
+            } else {
+                fault = state.faultRule?(kind, restrict)
+            }
+            state.log.append(Request(kind: kind, restrict: restrict, startedAt: startedAt, endedAt: endedAt, fault: fault))
+            if let fault { return .failure(fault) }
+            return .success(answer(&state))
+        }
+        return try result.get()
+    }
+
+    private static func page(_ entries: [Entry], after maxID: Int?, size: Int) -> BookmarkPage {
+        let rest = maxID.map { maxID in entries.filter { $0.bookmarkID < maxID } } ?? entries
+        let page = Array(rest.prefix(size))
+        let next = rest.count > size ? page.last.map { String($0.bookmarkID) } : nil
+        return BookmarkPage(illusts: page.map(\.illust), nextPage: next)
+    }
+}

@@ -1,0 +1,43 @@
+import BookmarkIndex
+
+/// Where the engine reads a user's bookmark lists from: the only way it sees the server.
+///
+/// ``PixivBookmarkSource`` adapts `PixivClient`; tests use a fake. Every call is one request as
+/// far as the engine's rate-limit discipline is concerned: the engine never has two calls in
+/// flight and spaces them by ``SyncConfiguration/minimumRequestSpacing``.
+///
+/// Throw ``BookmarkSyncError`` so the engine can tell a rate limit (retry later) from an auth
+/// failure (stop); any other error is shown and not retried.
+public protocol BookmarkSource: Sendable {
+    /// The newest page of `restrict`'s list.
+    func firstPage(of restrict: Restrict) async throws -> BookmarkPage
+
+    /// The page after the one that returned `token` as its ``BookmarkPage/nextPage``.
+    func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage
+
+    /// How many bookmarks `restrict`'s list holds, if the source can tell; `nil` otherwise.
+    ///
+    /// The engine asks once at the start of each full walk, to show progress against a total.
+    /// Return `nil` without a request when the source has no way to know.
+    func totalCount(of restrict: Restrict) async throws -> Int?
+}
+
+extension BookmarkSource {
+    /// No total is known: returns `nil` without a request.
+    public func totalCount(of restrict: Restrict) async throws -> Int? { nil }
+}
+
+/// One page of a bookmark list, newest bookmark first.
+public struct BookmarkPage: Sendable, Hashable {
+    /// The illusts on the page, in the list's order (newest bookmark first).
+    public var illusts: [BookmarkedIllustSnapshot]
+    /// The opaque token for the next page, or `nil` on the last page. The engine persists it
+    /// (``FullSyncCursor/nextPage``), so it must stay valid across a restart.
+    public var nextPage: String?
+
+    /// Creates a page.
+    public init(illusts: [BookmarkedIllustSnapshot], nextPage: String?) {
+        self.illusts = illusts
+        self.nextPage = nextPage
+    }
+}

@@ -1,0 +1,268 @@
+import BookmarkIndex
+import Foundation
+
+/// Keeps a ``BookmarksIndexStore`` in step with a user's bookmark lists, without ever getting
+/// the account rate-limited.
+///
+/// Only user intent starts work: call ``startAutoSync(for:)`` when the Bookmarks screen
+/// appears, ``refresh(_:)`` when the user pulls to refresh; the engine has no timer that fetches
+/// on its own. Both lists share one request stream: one request at a time, at least
+/// ``SyncConfiguration/minimumRequestSpacing`` apart, and the other list waits in a queue.
+/// Failures back off and pause as ``SyncConfiguration`` says. ``statusUpdates(bufferingPolicy:)``
+/// tells a UI what is happening.
+///
+/// ```swift
+/// let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: id))
+/// await engine.startAutoSync(for: .public)
+/// ```
+///
+/// The engine is an actor and owns nothing but a pure decision core, the store, the source and
+/// the clock; every decision is made by the core. It writes one fetched page as one store batch,
+/// and saves a full walk's cursor with it, so a walk interrupted by a failure or a restart
+/// resumes where it stopped.
+public actor BookmarkSyncEngine {
+    private var machine: SyncStateMachine
+    private let store: BookmarksIndexStore
+    private let source: any BookmarkSource
+    private let clock: any SyncClock
+    /// The rate-limit policy this engine follows.
+    public nonisolated let configuration: SyncConfiguration
+
+    private var worker: Task<Void, Never>?
+    private var sleeper: Task<Void, any Error>?
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var storeBusy = false
+    private var storeWaiters: [CheckedContinuation<Void, Never>] = []
+    private var subscribers: [Int: AsyncStream<SyncStatus>.Continuation] = [:]
+    private var nextSubscriberID = 0
+    private var lastStatus: SyncStatus?
+
+    /// Creates an engine that syncs `store` from `source`.
+    ///
+    /// - Parameters:
+    ///   - store: the index to keep current; its metadata holds the sync times and the cursor.
+    ///   - source: where the bookmark lists come from.
+    ///   - clock: wall time and sleeping; inject `TestClock` in tests.
+    ///   - configuration: the rate-limit policy.
+    public init(
+        store: BookmarksIndexStore,
+        source: some BookmarkSource,
+        clock: some SyncClock = SystemSyncClock(),
+        configuration: SyncConfiguration = SyncConfiguration()
+    ) {
+        self.store = store
+        self.source = source
+        self.clock = clock
+        self.configuration = configuration
+        self.machine = SyncStateMachine(configuration: configuration)
+    }
+
+
+    // MARK: User intent
+
+    /// Syncs `restrict`'s list the way a screen appearing should: a full walk when the list was
+    /// never fully synced, a walk is unfinished, or the last full sync is older than
+    /// ``SyncConfiguration/fullSyncMaxAge``; otherwise a delta, unless the list synced within
+    /// ``SyncConfiguration/deltaCooldown``.
+    ///
+    /// Returns at once; the sync runs in the background (watch ``statusUpdates(bufferingPolicy:)``
+    /// or await ``waitUntilIdle()``).
+    @discardableResult
+    public func startAutoSync(for restrict: Restrict) async -> SyncRequestOutcome {
+        await request(restrict, .auto)
+    }
+
+    /// Walks all of `restrict`'s list (a manual refresh): new rows are added, rows removed on
+    /// the web are pruned once the walk completes. Refused within
+    /// ``SyncConfiguration/refreshCooldown`` of the last full sync.
+    @discardableResult
+    public func refresh(_ restrict: Restrict) async -> SyncRequestOutcome {
+        await request(restrict, .manual)
+    }
+
+    private func request(_ restrict: Restrict, _ intent: SyncStateMachine.Intent) async -> SyncRequestOutcome {
+        let index = await store.snapshot
+        let outcome = machine.request(restrict, intent: intent, index: index, now: clock.now)
+        if machine.hasWork, worker == nil {
+            worker = Task { await self.run() }
+        }
+        publish(index)
+        return outcome
+    }
+
+    // MARK: In-app mutations
+
+    /// Records a bookmark the app just made (its POST already succeeded): the row appears at
+    /// once, on top of `restrict`'s list, with the illust's tags.
+    ///
+    /// - Throws: ``BookmarkIndexError`` when the store cannot write.
+    public func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict) async throws {
+        try await withStore {
+            let index = await store.snapshot
+            let changes = machine.recordBookmark(illust, restrict: restrict, index: index, now: clock.now)
+            try await store.apply(changes)
+            publish(await store.snapshot)
+        }
+    }
+
+    /// Records an unbookmark the app just made: the row disappears at once, and for
+    /// ``SyncConfiguration/tombstoneLifetime`` no fetched page can re-add it (a full sync that
+    /// begins later clears the tombstone when it completes).
+    ///
+    /// - Throws: ``BookmarkIndexError`` when the store cannot write.
+    public func recordUnbookmark(illustID: Int, restrict: Restrict) async throws {
+        let changes = machine.recordUnbookmark(BookmarkKey(illustID: illustID, restrict: restrict), now: clock.now)
+        try await withStore {
+            try await store.apply(changes)
+            publish(await store.snapshot)
+        }
+    }
+
+    // MARK: Kill switch
+
+    /// Switches indexing on or off. Off: nothing is fetched, queued syncs are dropped, a running
+    /// sync stops (the answer to a request already in flight is discarded), and every status
+    /// row says ``ListSyncStatus/disabled``. On again: nothing starts until the next user intent.
+    public func setIndexingEnabled(_ enabled: Bool) async {
+        machine.setEnabled(enabled)
+        if !enabled { sleeper?.cancel() }
+        publish(await store.snapshot)
+    }
+
+    /// Whether indexing is switched on.
+    public var isIndexingEnabled: Bool { machine.isEnabled }
+
+    // MARK: Status
+
+    /// A stream of status snapshots: the current one first, then one whenever it changes.
+    ///
+    /// Each call returns a new, independent stream; it ends when the consumer stops iterating.
+    /// The default buffer keeps every snapshot; a UI that only renders the latest can pass
+    /// `.bufferingNewest(1)`.
+    public func statusUpdates(
+        bufferingPolicy: AsyncStream<SyncStatus>.Continuation.BufferingPolicy = .unbounded
+    ) async -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: bufferingPolicy)
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        let status = machine.status(index: await store.snapshot, now: clock.now)
+        continuation.yield(status)
+        return stream
+    }
+
+    /// The status as of now.
+    public func currentStatus() async -> SyncStatus {
+        machine.status(index: await store.snapshot, now: clock.now)
+    }
+
+    /// Whether no sync is running or waiting.
+    public var isIdle: Bool { worker == nil }
+
+    /// Returns when no sync is running or waiting (at once when idle).
+    ///
+    /// With a test clock, drive time with `TestClock.runUntilIdle(_:)` instead, or this waits
+    /// for sleeps that never end.
+    public func waitUntilIdle() async {
+        guard worker != nil else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+
+    private func publish(_ index: BookmarkIndexState) {
+        let status = machine.status(index: index, now: clock.now)
+        guard status != lastStatus else { return }
+        lastStatus = status
+        for continuation in subscribers.values {
+            continuation.yield(status)
+        }
+    }
+
+    // MARK: The request stream
+
+    /// The single worker: asks the machine what to do and does it, until it says idle.
+    private func run() async {
+        while true {
+            let index = await store.snapshot
+            let action = machine.nextAction(index: index, now: clock.now)
+            publish(index)
+            switch action {
+            case .idle:
+                worker = nil
+                let waiters = idleWaiters
+                idleWaiters.removeAll()
+                for waiter in waiters { waiter.resume() }
+                return
+            case .wait(let deadline):
+                await sleep(until: deadline)
+            case .fetch(let fetch):
+                await perform(fetch)
+            }
+        }
+    }
+
+    private func sleep(until deadline: Date) async {
+        let clock = self.clock
+        let task = Task { try await clock.sleep(until: deadline) }
+        sleeper = task
+        _ = await task.result
+        sleeper = nil
+    }
+
+    private func perform(_ fetch: SyncStateMachine.Fetch) async {
+        switch fetch {
+        case .total(let restrict):
+            do {
+                let total = try await source.totalCount(of: restrict)
+                machine.totalFetched(total, now: clock.now)
+            } catch {
+                machine.fetchFailed(BookmarkSyncError(classifying: error), now: clock.now)
+            }
+        case .firstPage(let restrict), .nextPage(_, let restrict):
+            let page: BookmarkPage
+            do {
+                if case .nextPage(let token, _) = fetch {
+                    page = try await source.nextPage(token, of: restrict)
+                } else {
+                    page = try await source.firstPage(of: restrict)
+                }
+            } catch {
+                machine.fetchFailed(BookmarkSyncError(classifying: error), now: clock.now)
+                return
+            }
+            await withStore {
+                let index = await store.snapshot
+                let changes = machine.pageFetched(page, index: index, now: clock.now)
+                do {
+                    try await store.apply(changes)
+                } catch {
+                    machine.writeFailed(
+                        BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.",
+                                          underlying: error),
+                        restrict: restrict
+                    )
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with the store to itself, so a page computed from a snapshot is written
+    /// before an in-app mutation reads the next one (and the other way round).
+    private func withStore<T>(_ body: () async throws -> T) async rethrows -> T {
+        while storeBusy {
+            await withCheckedContinuation { storeWaiters.append($0) }
+        }
+        storeBusy = true
+        defer {
+            storeBusy = false
+            if !storeWaiters.isEmpty { storeWaiters.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}

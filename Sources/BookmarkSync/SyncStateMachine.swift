@@ -1,0 +1,426 @@
+import BookmarkIndex
+import Foundation
+
+/// Every decision of the sync engine, as a pure value: which mode a sync runs in, what to fetch
+/// next and when, what a fetched page writes, when a walk stops and what it prunes, when to back
+/// off or pause, which list runs next, and what the status says.
+///
+/// It never reads a clock or the store: every event carries `now` and, where needed, a snapshot
+/// of the index (a copy-on-write value). ``BookmarkSyncEngine`` performs what it returns.
+struct SyncStateMachine: Sendable {
+    /// Why a sync was asked for.
+    enum Intent: Sendable, Hashable {
+        /// The Bookmarks screen appeared: full when due, else delta, subject to cooldown.
+        case auto
+        /// The user asked to refresh: always a full walk.
+        case manual
+    }
+
+    /// One request to the source.
+    enum Fetch: Sendable, Hashable {
+        case total(Restrict)
+        case firstPage(Restrict)
+        case nextPage(String, Restrict)
+
+        var restrict: Restrict {
+            switch self {
+            case .total(let restrict), .firstPage(let restrict), .nextPage(_, let restrict): restrict
+            }
+        }
+    }
+
+    /// What the engine should do next.
+    enum Action: Sendable, Hashable {
+        /// Perform this request, then report ``SyncStateMachine/pageFetched(_:index:now:)``,
+        /// ``SyncStateMachine/totalFetched(_:now:)`` or ``SyncStateMachine/fetchFailed(_:now:)``.
+        case fetch(Fetch)
+        /// Sleep until this time, then ask again.
+        case wait(until: Date)
+        /// Nothing to do until the next user intent.
+        case idle
+    }
+
+    private struct Job: Sendable {
+        var restrict: Restrict
+        var intent: Intent
+        var mode: SyncMode = .delta
+        var next: Fetch?
+        var needsTotal = false
+        var pagesFetched = 0
+        /// Full walk: the cursor as of the last page.
+        var walk: FullSyncCursor?
+        /// Delta: the newest order when the delta began, and new rows so far.
+        var newestAtStart: Int64?
+        var newRows = 0
+        var retryAt: Date?
+        var attempt = 0
+        var inFlight = false
+        var cancelled = false
+        var latest: BookmarkedIllustSnapshot?
+    }
+
+    private struct ListState: Sendable {
+        var consecutiveFailures = 0
+        var pausedUntil: Date?
+        var pauseReason: BookmarkSyncError?
+        var failure: BookmarkSyncError?
+        var knownTotal: Int?
+    }
+
+    private struct Tombstone: Sendable {
+        var createdAt: Date
+        var expiresAt: Date
+    }
+
+    let configuration: SyncConfiguration
+    private(set) var isEnabled = true
+    private var active: Job?
+    private var queue: [Job] = []
+    private var lists: [Restrict: ListState] = [.public: ListState(), .private: ListState()]
+    private var tombstones: [BookmarkKey: Tombstone] = [:]
+    private var lastRequestEnd: Date?
+
+    init(configuration: SyncConfiguration = SyncConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Whether a sync is running or waiting: `false` means only a user intent starts work.
+    var hasWork: Bool { active != nil || !queue.isEmpty }
+
+    // MARK: User intent
+
+    /// A user intent to sync `restrict`. Decides whether it runs, queues, or is refused.
+    mutating func request(_ restrict: Restrict, intent: Intent, index: BookmarkIndexState, now: Date) -> SyncRequestOutcome {
+        guard isEnabled else { return .disabled }
+        if let until = lists[restrict]?.pausedUntil {
+            if now < until { return .paused(until: until) }
+            lists[restrict]?.pausedUntil = nil
+            lists[restrict]?.pauseReason = nil
+            lists[restrict]?.consecutiveFailures = 0
+        }
+        if active?.restrict == restrict { return .alreadyScheduled }
+        if let queued = queue.firstIndex(where: { $0.restrict == restrict }) {
+            if intent == .manual { queue[queued].intent = .manual }
+            return .alreadyScheduled
+        }
+        if case .coolingDown(let until) = plan(intent, metadata: index.metadata(for: restrict), now: now) {
+            return .coolingDown(until: until)
+        }
+        lists[restrict]?.failure = nil
+        let job = Job(restrict: restrict, intent: intent)
+        guard active == nil, queue.isEmpty else {
+            queue.append(job)
+            return .queued
+        }
+        active = start(job, index: index, now: now)
+        return .started
+    }
+
+    private enum Plan: Equatable {
+        case run(SyncMode)
+        case coolingDown(until: Date)
+    }
+
+    /// Auto: full when never fully synced, a walk is unfinished, or the last full sync is older
+    /// than the maximum age; else delta, unless within the cooldown. Manual: full, unless a
+    /// full sync finished within the refresh cooldown.
+    private func plan(_ intent: Intent, metadata: BookmarkIndexMetadata, now: Date) -> Plan {
+        switch intent {
+        case .manual:
+            if metadata.fullSyncCursor == nil, let last = metadata.lastFullSync,
+               now < last + configuration.refreshCooldown {
+                return .coolingDown(until: last + configuration.refreshCooldown)
+            }
+            return .run(.full)
+        case .auto:
+            guard metadata.fullSyncCursor == nil, let lastFull = metadata.lastFullSync,
+                  now.timeIntervalSince(lastFull) <= configuration.fullSyncMaxAge
+            else { return .run(.full) }
+            let lastSync = max(lastFull, metadata.lastDeltaSync ?? lastFull)
+            if now < lastSync + configuration.deltaCooldown {
+                return .coolingDown(until: lastSync + configuration.deltaCooldown)
+            }
+            return .run(.delta)
+        }
+    }
+
+    // MARK: Driving the request stream
+
+    /// What to do next: start the next queued sync, wait out a backoff or the request spacing,
+    /// or fetch.
+    mutating func nextAction(index: BookmarkIndexState, now: Date) -> Action {
+        guard isEnabled else {
+            active = nil
+            queue.removeAll()
+            return .idle
+        }
+        if active == nil {
+            while active == nil, !queue.isEmpty {
+                let job = queue.removeFirst()
+                active = start(job, index: index, now: now)
+            }
+        }
+        guard var job = active else { return .idle }
+        precondition(!job.inFlight, "nextAction while a request is in flight")
+        if let retryAt = job.retryAt, now < retryAt { return .wait(until: retryAt) }
+        if let last = lastRequestEnd, now < last + configuration.minimumRequestSpacing {
+            return .wait(until: last + configuration.minimumRequestSpacing)
+        }
+        let fetch: Fetch = job.needsTotal ? .total(job.restrict) : (job.next ?? .firstPage(job.restrict))
+        job.inFlight = true
+        job.retryAt = nil
+        active = job
+        return .fetch(fetch)
+    }
+
+    private func start(_ queued: Job, index: BookmarkIndexState, now: Date) -> Job? {
+        let metadata = index.metadata(for: queued.restrict)
+        guard case .run(let mode) = plan(queued.intent, metadata: metadata, now: now) else { return nil }
+        var job = queued
+        job.mode = mode
+        switch mode {
+        case .delta:
+            job.newestAtStart = index.serverOrderBounds(in: job.restrict)?.newest
+            job.next = .firstPage(job.restrict)
+        case .full:
+            job.needsTotal = true
+            if let cursor = metadata.fullSyncCursor {
+                job.walk = cursor
+                job.pagesFetched = cursor.pagesFetched
+                job.next = .nextPage(cursor.nextPage, job.restrict)
+            } else {
+                let oldest = index.serverOrderBounds(in: job.restrict)?.oldest
+                job.walk = FullSyncCursor(
+                    nextPage: "", startedAt: now, pagesFetched: 0,
+                    nextServerOrder: ServerOrder.walkOrder(index: 0, below: oldest)
+                )
+                job.next = .firstPage(job.restrict)
+            }
+        }
+        return job
+    }
+
+    // MARK: Results
+
+    /// The source answered a ``Fetch/total(_:)`` request.
+    mutating func totalFetched(_ total: Int?, now: Date) {
+        guard var job = finishRequest(now: now) else { return }
+        lists[job.restrict]?.consecutiveFailures = 0
+        job.needsTotal = false
+        if let total { lists[job.restrict]?.knownTotal = total }
+        active = job
+    }
+
+    /// The source returned `page`; returns the one batch to write (rows, prunes, metadata).
+    ///
+    /// `index` is the index as it is now. Rows under a live tombstone are skipped. A delta stops
+    /// at the first page holding a known or tombstoned ID (or the last page); a full walk saves
+    /// its cursor with every page and, after the last one, removes the list's rows not seen
+    /// since the walk began.
+    mutating func pageFetched(_ page: BookmarkPage, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
+        guard var job = finishRequest(now: now) else { return [] }
+        let restrict = job.restrict
+        lists[restrict]?.consecutiveFailures = 0
+        dropExpiredTombstones(now: now)
+        job.pagesFetched += 1
+        var metadata = index.metadata(for: restrict)
+        var changes: [BookmarkChange] = []
+        var finished = false
+
+        switch job.mode {
+        case .delta:
+            var sawKnown = false
+            for illust in page.illusts {
+                let key = BookmarkKey(illustID: illust.id, restrict: restrict)
+                if tombstones[key] != nil {
+                    sawKnown = true
+                    continue
+                }
+                let order: Int64
+                let firstIndexed: Date
+                if let existing = index.bookmark(for: key) {
+                    sawKnown = true
+                    order = existing.serverOrder
+                    firstIndexed = existing.firstIndexedAt
+                } else {
+                    order = ServerOrder.deltaOrder(index: job.newRows, above: job.newestAtStart)
+                    firstIndexed = now
+                    job.newRows += 1
+                }
+                changes.append(.upsert(IndexedBookmark(
+                    illust: illust, restrict: restrict, serverOrder: order, firstIndexedAt: firstIndexed, lastSeenAt: now
+                )))
+                job.latest = illust
+            }
+            if sawKnown || page.nextPage == nil {
+                metadata.lastDeltaSync = now
+                finished = true
+            } else if let token = page.nextPage {
+                job.next = .nextPage(token, restrict)
+            }
+
+        case .full:
+            guard var walk = job.walk else { preconditionFailure("a full job always has a walk") }
+            var seen = Set<Int>()
+            for illust in page.illusts {
+                let key = BookmarkKey(illustID: illust.id, restrict: restrict)
+                seen.insert(illust.id)
+                if tombstones[key] != nil { continue }
+                changes.append(.upsert(IndexedBookmark(
+                    illust: illust, restrict: restrict, serverOrder: walk.nextServerOrder,
+                    firstIndexedAt: index.bookmark(for: key)?.firstIndexedAt ?? now, lastSeenAt: now
+                )))
+                walk.nextServerOrder -= 1
+                job.latest = illust
+            }
+            walk.pagesFetched = job.pagesFetched
+            if let token = page.nextPage {
+                walk.nextPage = token
+                metadata.fullSyncCursor = walk
+                job.next = .nextPage(token, restrict)
+                job.walk = walk
+            } else {
+                for row in index.allBookmarks(in: restrict)
+                where row.lastSeenAt < walk.startedAt && !seen.contains(row.illust.id) {
+                    changes.append(.remove(row.key))
+                }
+                metadata.fullSyncCursor = nil
+                metadata.lastFullSync = now
+                tombstones = tombstones.filter { $0.key.restrict != restrict || $0.value.createdAt >= walk.startedAt }
+                finished = true
+            }
+        }
+        changes.append(.setMetadata(metadata, for: restrict))
+        active = finished ? nil : job
+        return changes
+    }
+
+    /// The request failed. Retryable failures back off (doubling, capped, `Retry-After` wins
+    /// when longer) and pause the list after too many in a row; others end the sync and show.
+    mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) {
+        guard var job = finishRequest(now: now) else { return }
+        let restrict = job.restrict
+        guard error.isRetryable else {
+            fail(restrict, error)
+            return
+        }
+        let failures = (lists[restrict]?.consecutiveFailures ?? 0) + 1
+        lists[restrict]?.consecutiveFailures = failures
+        if failures >= configuration.failuresBeforePause {
+            lists[restrict]?.pausedUntil = now + configuration.pauseDuration
+            lists[restrict]?.pauseReason = error
+            lists[restrict]?.consecutiveFailures = 0
+            active = nil
+            return
+        }
+        job.attempt = failures
+        job.retryAt = now + configuration.backoff(attempt: failures, retryAfter: error.retryAfter)
+        active = job
+    }
+
+    /// Writing a page's batch failed: the sync ends (its saved cursor is where it was).
+    mutating func writeFailed(_ error: BookmarkSyncError, restrict: Restrict) {
+        fail(restrict, error)
+    }
+
+    private mutating func fail(_ restrict: Restrict, _ error: BookmarkSyncError) {
+        lists[restrict]?.failure = error
+        lists[restrict]?.consecutiveFailures = 0
+        if active?.restrict == restrict { active = nil }
+    }
+
+    /// Marks the in-flight request answered; `nil` when its sync was cancelled meanwhile.
+    private mutating func finishRequest(now: Date) -> Job? {
+        lastRequestEnd = now
+        guard var job = active, job.inFlight else { return nil }
+        job.inFlight = false
+        if job.cancelled {
+            active = nil
+            return nil
+        }
+        active = job
+        return job
+    }
+
+    // MARK: Kill switch
+
+    /// Switches indexing on or off. Off: the queue is dropped and a running sync stops (the
+    /// answer to a request in flight is discarded; a walk's saved cursor stays for later).
+    mutating func setEnabled(_ enabled: Bool) {
+        isEnabled = enabled
+        guard !enabled else { return }
+        queue.removeAll()
+        if var job = active {
+            if job.inFlight {
+                job.cancelled = true
+                active = job
+            } else {
+                active = nil
+            }
+        }
+    }
+
+    // MARK: In-app mutations
+
+    /// The app bookmarked `illust` (the POST already succeeded): the row to write. It goes on
+    /// top of its list, or keeps its place when already there; any tombstone is lifted.
+    mutating func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
+        let key = BookmarkKey(illustID: illust.id, restrict: restrict)
+        tombstones[key] = nil
+        let existing = index.bookmark(for: key)
+        let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
+        return [.upsert(IndexedBookmark(
+            illust: illust, restrict: restrict, serverOrder: order,
+            firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
+        ))]
+    }
+
+    /// The app removed the bookmark `key`: the change to write, and a tombstone so a page
+    /// fetched around now cannot re-add it for ``SyncConfiguration/tombstoneLifetime``.
+    mutating func recordUnbookmark(_ key: BookmarkKey, now: Date) -> [BookmarkChange] {
+        dropExpiredTombstones(now: now)
+        tombstones[key] = Tombstone(createdAt: now, expiresAt: now + configuration.tombstoneLifetime)
+        return [.remove(key)]
+    }
+
+    /// Whether `key` is under a live tombstone.
+    func isTombstoned(_ key: BookmarkKey, now: Date) -> Bool {
+        guard let tombstone = tombstones[key] else { return false }
+        return now < tombstone.expiresAt
+    }
+
+    private mutating func dropExpiredTombstones(now: Date) {
+        tombstones = tombstones.filter { now < $0.value.expiresAt }
+    }
+
+    // MARK: Status
+
+    /// One row per list, as of `now`.
+    func status(index: BookmarkIndexState, now: Date) -> SyncStatus {
+        SyncStatus(
+            publicList: status(of: .public, index: index, now: now),
+            privateList: status(of: .private, index: index, now: now)
+        )
+    }
+
+    private func status(of restrict: Restrict, index: BookmarkIndexState, now: Date) -> ListSyncStatus {
+        guard isEnabled else { return .disabled }
+        let list = lists[restrict] ?? ListState()
+        if let job = active, job.restrict == restrict, !job.cancelled {
+            if let retryAt = job.retryAt, now < retryAt {
+                return .backingOff(until: retryAt, attempt: job.attempt)
+            }
+            return .syncing(SyncProgress(
+                mode: job.mode, pagesFetched: job.pagesFetched, indexedCount: index.count(in: restrict),
+                knownTotal: list.knownTotal, latestIllust: job.latest
+            ))
+        }
+        if queue.contains(where: { $0.restrict == restrict }) { return .queued }
+        if let until = list.pausedUntil, now < until, let reason = list.pauseReason {
+            return .paused(until: until, reason: reason)
+        }
+        if let failure = list.failure { return .failed(failure) }
+        let metadata = index.metadata(for: restrict)
+        return .idle(lastFullSync: metadata.lastFullSync, lastDeltaSync: metadata.lastDeltaSync)
+    }
+}

@@ -1,0 +1,105 @@
+import BookmarkIndex
+import Foundation
+
+/// How the engine is syncing a list.
+public enum SyncMode: String, Sendable, Hashable, CustomStringConvertible {
+    /// Only the newest pages, until one holds a bookmark the index already has.
+    case delta
+    /// Every page; afterwards rows the walk did not see are removed.
+    case full
+
+    public var description: String { rawValue }
+}
+
+/// What the engine is doing, one row per list: what an app's sync toast renders.
+///
+/// Delivered by ``BookmarkSyncEngine/statusUpdates(bufferingPolicy:)`` whenever it changes.
+public struct SyncStatus: Sendable, Hashable {
+    /// The public list's row.
+    public var publicList: ListSyncStatus
+    /// The private list's row.
+    public var privateList: ListSyncStatus
+
+    /// Creates a status.
+    public init(publicList: ListSyncStatus, privateList: ListSyncStatus) {
+        self.publicList = publicList
+        self.privateList = privateList
+    }
+
+    /// The row of `restrict`'s list.
+    public subscript(restrict: Restrict) -> ListSyncStatus {
+        get {
+            switch restrict {
+            case .public: publicList
+            case .private: privateList
+            }
+        }
+        set {
+            switch restrict {
+            case .public: publicList = newValue
+            case .private: privateList = newValue
+            }
+        }
+    }
+}
+
+/// The state of one list's sync.
+public enum ListSyncStatus: Sendable, Hashable {
+    /// Nothing running; when the list was last synced (`nil`: never).
+    case idle(lastFullSync: Date?, lastDeltaSync: Date?)
+    /// A sync is fetching this list.
+    case syncing(SyncProgress)
+    /// A sync of this list waits for the other list's sync to finish.
+    case queued
+    /// A request failed with a retryable error; the next attempt is at `until`.
+    /// `attempt` counts the consecutive failures so far.
+    case backingOff(until: Date, attempt: Int)
+    /// The list failed too often in a row; syncs of it are refused until `until`.
+    case paused(until: Date, reason: BookmarkSyncError)
+    /// The last sync stopped with an error that retrying would not fix (for example
+    /// ``BookmarkSyncError/Code/unauthorized``); the next user intent tries again.
+    case failed(BookmarkSyncError)
+    /// Indexing is switched off (``BookmarkSyncEngine/setIndexingEnabled(_:)``).
+    case disabled
+}
+
+/// How far a running sync has got.
+public struct SyncProgress: Sendable, Hashable {
+    /// Delta or full.
+    public var mode: SyncMode
+    /// Pages fetched so far (a resumed full walk counts the pages before the interruption).
+    public var pagesFetched: Int
+    /// How many bookmarks the index holds for the list now.
+    public var indexedCount: Int
+    /// How many bookmarks the list has on the server, when the source said (Pixiv tells only
+    /// for the public list).
+    public var knownTotal: Int?
+    /// The illust most recently written to the index by this sync.
+    public var latestIllust: BookmarkedIllustSnapshot?
+
+    /// Creates a progress value.
+    public init(mode: SyncMode, pagesFetched: Int, indexedCount: Int, knownTotal: Int?, latestIllust: BookmarkedIllustSnapshot?) {
+        self.mode = mode
+        self.pagesFetched = pagesFetched
+        self.indexedCount = indexedCount
+        self.knownTotal = knownTotal
+        self.latestIllust = latestIllust
+    }
+}
+
+/// What became of a request to sync a list.
+public enum SyncRequestOutcome: Sendable, Hashable {
+    /// The sync starts now.
+    case started
+    /// The sync waits behind the other list's sync.
+    case queued
+    /// A sync of this list is already running or queued (a manual refresh upgrades a queued
+    /// automatic one to a full sync).
+    case alreadyScheduled
+    /// The list was synced too recently; nothing is fetched before `until`.
+    case coolingDown(until: Date)
+    /// The list is paused after repeated failures until `until`.
+    case paused(until: Date)
+    /// Indexing is switched off.
+    case disabled
+}

@@ -1,0 +1,159 @@
+import BookmarkIndex
+import BookmarkIndexTesting
+import BookmarkSync
+import Foundation
+import Synchronization
+import Testing
+
+/// A seeded random history of web-side changes, in-app mutations, faults and user intents; at
+/// the end a full sync of both lists must leave the index equal to the server, and the request
+/// log must never break the pacing, overlap, backoff or pause rules.
+@Suite struct SimulationTests {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func randomHistoryEndsWithAnExactIndexAndALawfulRequestLog(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let h = try Harness(latency: 0.08)
+        let faults = FaultDice(seed: seed &* 7_919)
+        h.source.setFaultRule { _, _ in faults.roll() }
+        var nextID = 10_000
+
+        func webAdd(_ random: inout SeededRandom) {
+            let restrict: Restrict = random.next() % 3 == 0 ? .private : .public
+            let count = 1 + Int(random.next() % (random.next() % 4 == 0 ? 70 : 8))
+            h.source.add(illusts(nextID, count: count), to: restrict)
+            nextID += count
+        }
+        func randomID(in restrict: Restrict, _ random: inout SeededRandom) -> Int? {
+            let ids = h.serverIDs(restrict)
+            return ids.isEmpty ? nil : ids[Int(random.next() % UInt64(ids.count))]
+        }
+        func mutate(_ random: inout SeededRandom) async throws {
+            let restrict: Restrict = random.next() % 2 == 0 ? .public : .private
+            switch random.next() % 6 {
+            case 0, 1:
+                webAdd(&random)
+            case 2:
+                if let id = randomID(in: restrict, &random) { h.source.remove(illustID: id, from: restrict) }
+            case 3:
+                if let id = randomID(in: restrict, &random) { h.source.move(illustID: id, from: restrict) }
+            case 4:
+                let made = illust(nextID, tags: ["in-app", "t\(nextID % 3)"])
+                nextID += 1
+                h.source.add([made], to: restrict)
+                try await h.engine.recordBookmark(made, restrict: restrict)
+            default:
+                guard let id = randomID(in: restrict, &random) else { return }
+                if random.next() % 2 == 0 { h.source.serveStaleFirstPage(of: restrict) }
+                h.source.remove(illustID: id, from: restrict)
+                try await h.engine.recordUnbookmark(illustID: id, restrict: restrict)
+            }
+        }
+
+        webAdd(&random)
+        webAdd(&random)
+        for _ in 0..<150 {
+            for _ in 0..<Int(random.next() % 3) { try await mutate(&random) }
+            let seconds: TimeInterval = switch random.next() % 10 {
+            case 0: 8 * 86_400
+            case 1, 2: 3_600
+            case 3, 4, 5: 61
+            default: Double(random.next() % 40)
+            }
+            await h.clock.advance(by: seconds)
+            for restrict in Restrict.allCases where random.next() % 2 == 0 {
+                if random.next() % 4 == 0 {
+                    await h.engine.refresh(restrict)
+                } else {
+                    await h.engine.startAutoSync(for: restrict)
+                }
+            }
+            if random.next() % 3 == 0 {
+                // Change things while a request is in flight, then let the sync finish.
+                let target = h.source.startedRequestCount + 1 + Int(random.next() % 4)
+                await h.clock.run(whileBusy: {
+                    let blocked = h.source.requestsInFlight > 0 && h.clock.sleeperCount > 0
+                    return await !h.engine.isIdle && !(blocked && h.source.startedRequestCount >= target)
+                })
+                try await mutate(&random)
+            }
+            await h.run()
+        }
+
+        // Faults stop; pauses and tombstones run out; the final full sync of both lists.
+        faults.stop()
+        await h.clock.advance(by: 2 * 3_600)
+        for _ in 0..<2 {
+            // The first refresh may finish a walk resumed from an old cursor; the second is a
+            // fresh walk of the lists as they are now.
+            await h.clock.advance(by: 61)
+            #expect(await h.engine.refresh(.public) == .started)
+            #expect(await h.engine.refresh(.private) == .queued)
+            await h.run()
+        }
+        for restrict in Restrict.allCases {
+            let indexed = await h.store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true)).map(\.illust)
+            let server = h.source.illusts(in: restrict)
+            #expect(indexed.map(\.id) == server.map(\.id), "\(restrict) list holds the server's bookmarks in its order")
+            let sameSnapshots = indexed == server
+            #expect(sameSnapshots, "\(restrict) list's rows equal the server's illusts")
+        }
+        #expect(h.source.requests.contains { $0.fault?.code == .rateLimited }, "the history exercised rate limits")
+
+        let requests = h.source.requests
+        requests.checkPacing()
+        #expect(h.source.maxConcurrentRequests == 1)
+        checkBackoffAndPauses(requests, configuration: h.engine.configuration)
+    }
+
+    /// Replays the log: after a retryable failure the next request of that list waits its
+    /// backoff; after the third in a row none comes before the hour is over.
+    private func checkBackoffAndPauses(_ requests: [FakeBookmarkSource.Request], configuration: SyncConfiguration) {
+        var failures: [Restrict: Int] = [:]
+        var notBefore: [Restrict: (Date, String)] = [:]
+        for request in requests {
+            if let (date, rule) = notBefore[request.restrict] {
+                #expect(request.startedAt >= date - 1e-6, "a \(request.restrict) request broke the \(rule)")
+                notBefore[request.restrict] = nil
+            }
+            guard let fault = request.fault, fault.isRetryable else {
+                failures[request.restrict] = 0
+                continue
+            }
+            let count = (failures[request.restrict] ?? 0) + 1
+            if count >= configuration.failuresBeforePause {
+                failures[request.restrict] = 0
+                notBefore[request.restrict] = (request.endedAt + configuration.pauseDuration, "pause")
+            } else {
+                failures[request.restrict] = count
+                let wait = configuration.backoff(attempt: count, retryAfter: fault.retryAfter)
+                notBefore[request.restrict] = (request.endedAt + wait, "backoff")
+            }
+        }
+    }
+}
+
+/// Seeded random faults for the fake source: mostly rate limits and 5xx, sometimes transport
+/// failures, rarely an undecodable body or an auth failure.
+final class FaultDice: Sendable {
+    private let state: Mutex<(random: SeededRandom, stopped: Bool)>
+
+    init(seed: UInt64) {
+        state = Mutex((SeededRandom(seed: seed), false))
+    }
+
+    func stop() { state.withLock { $0.stopped = true } }
+
+    func roll() -> BookmarkSyncError? {
+        state.withLock { state in
+            guard !state.stopped, state.random.next() % 100 < 18 else { return nil }
+            switch state.random.next() % 100 {
+            case 0..<25: return BookmarkSyncError(.rateLimited, "429")
+            case 25..<40: return BookmarkSyncError(.rateLimited, "429", retryAfter: Double(1 + state.random.next() % 40))
+            case 40..<65: return BookmarkSyncError(.server, "503")
+            case 65..<92: return BookmarkSyncError(.transport, "timed out")
+            case 92..<97: return BookmarkSyncError(.undecodable, "garbage")
+            default: return BookmarkSyncError(.unauthorized, "token expired")
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import BookmarkIndex
+import BookmarkIndexTesting
+import BookmarkSync
+import Foundation
+import Synchronization
+import Testing
+
+/// An illust with a few tags, for tests that spell out their data.
+func illust(_ id: Int, tags: [String] = ["tag\(0)"]) -> BookmarkedIllustSnapshot {
+    BookmarkedIllustSnapshot(id: id, title: "work \(id)", artistID: id % 97, artistName: "artist", tags: tags.map { TagRef(name: $0) })
+}
+
+/// `count` illusts with IDs from `first`, in the order to add them (so the last is the newest).
+func illusts(_ first: Int, count: Int) -> [BookmarkedIllustSnapshot] {
+    (first..<(first + count)).map { illust($0, tags: ["t\($0 % 5)", "common"]) }
+}
+
+/// An engine wired to a fake source and a test clock, over an in-memory store.
+struct Harness {
+    let clock: TestClock
+    let source: FakeBookmarkSource
+    let storage: InMemoryStorage
+    let store: BookmarksIndexStore
+    let engine: BookmarkSyncEngine
+
+    init(latency: TimeInterval = 0.05, clock: TestClock = TestClock(), storage: InMemoryStorage = InMemoryStorage(), source: FakeBookmarkSource? = nil) throws {
+        self.clock = clock
+        self.source = source ?? FakeBookmarkSource(clock: clock, latency: latency)
+        self.storage = storage
+        store = try BookmarksIndexStore(storage: storage)
+        engine = BookmarkSyncEngine(store: store, source: self.source, clock: clock)
+    }
+
+    /// The same account and storage, with a fresh store and engine: an app restart.
+    func restarted() throws -> Harness {
+        try Harness(clock: clock, storage: storage, source: source)
+    }
+
+    /// Drives the engine until idle; fails the test if it never gets there.
+    func run(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let finished = await clock.runUntilIdle(engine)
+        #expect(finished, "the engine never became idle", sourceLocation: sourceLocation)
+    }
+
+    /// The IDs of `restrict`'s list in the index, in server order.
+    func indexedIDs(_ restrict: Restrict) async -> [Int] {
+        await store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true)).map(\.illust.id)
+    }
+
+    /// The IDs of `restrict`'s list on the fake server, newest first.
+    func serverIDs(_ restrict: Restrict) -> [Int] {
+        source.illusts(in: restrict).map(\.id)
+    }
+
+    /// Syncs both lists fully (auto on a fresh index), to set a scene.
+    func syncBoth() async {
+        await engine.startAutoSync(for: .public)
+        await engine.startAutoSync(for: .private)
+        await run()
+    }
+}
+
+/// Records every status snapshot of an engine in the background.
+final class StatusRecorder: Sendable {
+    private final class Log: Sendable {
+        let snapshots = Mutex<[SyncStatus]>([])
+    }
+
+    private let log = Log()
+    private let task: Task<Void, Never>
+
+    init(_ engine: BookmarkSyncEngine) async {
+        let stream = await engine.statusUpdates()
+        let log = self.log
+        task = Task {
+            for await status in stream {
+                log.snapshots.withLock { $0.append(status) }
+            }
+        }
+    }
+
+    /// Waits until the latest recorded snapshot is `status` (the engine's current one), then
+    /// returns everything recorded.
+    func snapshots(upTo status: SyncStatus) async -> [SyncStatus] {
+        for _ in 0..<1_000_000 {
+            if let last = log.snapshots.withLock({ $0.last }), last == status { break }
+            await Task.yield()
+        }
+        return log.snapshots.withLock { $0 }
+    }
+
+    deinit { task.cancel() }
+}
+
+extension ListSyncStatus {
+    var progress: SyncProgress? {
+        if case .syncing(let progress) = self { return progress }
+        return nil
+    }
+
+    var isIdle: Bool {
+        if case .idle = self { return true }
+        return false
+    }
+}
+
+extension Array where Element == FakeBookmarkSource.Request {
+    /// Checks the request-stream rules: never two requests at once, and at least `spacing`
+    /// between the end of one and the start of the next.
+    /// (Dates near 2026 carry about 0.2 µs of precision, hence the tolerance.)
+    func checkPacing(spacing: TimeInterval = 0.150, sourceLocation: SourceLocation = #_sourceLocation) {
+        for (previous, next) in zip(self, dropFirst()) {
+            #expect(next.startedAt >= previous.endedAt, "requests overlap", sourceLocation: sourceLocation)
+            #expect(next.startedAt.timeIntervalSince(previous.endedAt) >= spacing - 1e-6,
+                    "requests \(previous.endedAt.timeIntervalSince1970) → \(next.startedAt.timeIntervalSince1970) closer than \(spacing) s",
+                    sourceLocation: sourceLocation)
+        }
+    }
+}
