@@ -39,12 +39,12 @@ extension BookmarkIndexState {
         if wanted == 0 { return [] }
 
         if let candidates = plan.candidates {
-            var selection = BoundedSelection<IndexedBookmark>(limit: wanted, isOrderedBefore: isNewer)
+            var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { isNewer($0.bookmark, $1.bookmark) }
             for slot in candidates {
                 guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
-                selection.offer(row.bookmark)
+                selection.offer(row)
             }
-            return Array(selection.sorted().dropFirst(offset))
+            return selection.sorted().dropFirst(offset).map(materialize)
         }
         var result: [IndexedBookmark] = []
         var skipped = 0
@@ -53,7 +53,7 @@ extension BookmarkIndexState {
             if skipped < offset {
                 skipped += 1
             } else {
-                result.append(row.bookmark)
+                result.append(materialize(row))
             }
             return wanted.map { result.count + skipped < $0 } ?? true
         }
@@ -81,8 +81,8 @@ extension BookmarkIndexState {
         let required = Set(filter.allOf.flatMap { tags.ids(matching: $0) })
         var counts: [TagID: Int] = [:]
         forEachMatch(in: restrict, matching: filter) { row in
-            for tag in row.tagIDs where !required.contains(tag) {
-                counts[tag, default: 0] += 1
+            ListIndex.forEachName(row.tags, nameOfRef: tags.nameOfRef) { tag in
+                if !required.contains(tag) { counts[tag, default: 0] += 1 }
             }
         }
         var selection = BoundedSelection<(TagID, Int)>(limit: limit, isOrderedBefore: tagOrder)

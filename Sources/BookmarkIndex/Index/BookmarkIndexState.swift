@@ -22,17 +22,10 @@ public struct BookmarkIndexState: Sendable {
         for change in changes {
             switch change {
             case .upsert(let bookmark):
-                var bookmark = bookmark
-                var tagIDs: [TagID] = []
-                tagIDs.reserveCapacity(bookmark.illust.tags.count)
-                for index in bookmark.illust.tags.indices {
-                    let (id, interned) = tags.intern(bookmark.illust.tags[index])
-                    bookmark.illust.tags[index] = interned
-                    if !tagIDs.contains(id) { tagIDs.append(id) }
-                }
-                lists[bookmark.restrict.listIndex].upsert(bookmark, tagIDs: tagIDs)
+                let refs = bookmark.illust.tags.map { tags.intern($0) }
+                lists[bookmark.restrict.listIndex].upsert(bookmark, tags: refs, nameOfRef: tags.nameOfRef)
             case .remove(let key):
-                lists[key.restrict.listIndex].remove(illustID: key.illustID)
+                lists[key.restrict.listIndex].remove(illustID: key.illustID, nameOfRef: tags.nameOfRef)
             case .removeAll(let restrict):
                 lists[restrict.listIndex].removeAll()
             case .setMetadata(let metadata, let restrict):
@@ -66,7 +59,7 @@ public struct BookmarkIndexState: Sendable {
 
     /// The bookmark `key`, or `nil`. O(1).
     public func bookmark(for key: BookmarkKey) -> IndexedBookmark? {
-        lists[key.restrict.listIndex].row(illustID: key.illustID)?.bookmark
+        lists[key.restrict.listIndex].row(illustID: key.illustID).map(materialize)
     }
 
     /// The largest and smallest ``IndexedBookmark/serverOrder`` of `restrict`'s list, or `nil`
@@ -80,10 +73,19 @@ public struct BookmarkIndexState: Sendable {
         var result: [IndexedBookmark] = []
         result.reserveCapacity(count(in: restrict))
         lists[restrict.listIndex].forEachNewestFirst { row, _ in
-            result.append(row.bookmark)
+            result.append(materialize(row))
             return true
         }
         return result
+    }
+}
+
+extension BookmarkIndexState {
+    /// The row as a caller sees it: the bookmark with its tags put back.
+    func materialize(_ row: ListIndex.Row) -> IndexedBookmark {
+        var bookmark = row.bookmark
+        bookmark.illust.tags = row.tags.map { tags.refs[Int($0)] }
+        return bookmark
     }
 }
 

@@ -2,9 +2,10 @@
 /// tag → rows index and the server order, all maintained on every write.
 struct ListIndex: Sendable {
     struct Row: Sendable {
+        /// The bookmark without its tags (they are in ``tags``), so rows share tag storage.
         var bookmark: IndexedBookmark
-        /// The row's distinct tags, interned.
-        var tagIDs: [TagID]
+        /// The row's tags in Pixiv's order, interned.
+        var tags: [TagRefID]
         /// The stamp of the row's live entry in ``OrderList``.
         var orderStamp: UInt32
     }
@@ -35,34 +36,33 @@ struct ListIndex: Sendable {
         Int(tag) < tagCounts.count ? Int(tagCounts[Int(tag)]) : 0
     }
 
-    /// Inserts or replaces the row of `bookmark.illust.id`, whose tags are already interned as `tagIDs`.
-    mutating func upsert(_ bookmark: IndexedBookmark, tagIDs: [TagID]) {
+    /// Inserts or replaces the row of `bookmark.illust.id`, whose tags are interned as `tags`;
+    /// `nameOfRef` maps them to the names that are counted and indexed.
+    mutating func upsert(_ bookmark: IndexedBookmark, tags: [TagRefID], nameOfRef: [TagID]) {
         var bookmark = bookmark
+        bookmark.illust.tags = []
         let slot: Int32
+        var stamp: UInt32?
         if let existing = slotByIllust[bookmark.illust.id], let old = slots[Int(existing)] {
             slot = existing
             bookmark.firstIndexedAt = min(old.bookmark.firstIndexedAt, bookmark.firstIndexedAt)
-            unindexTags(old.tagIDs, slot: slot)
-            if old.bookmark.serverOrder == bookmark.serverOrder {
-                slots[Int(slot)] = Row(bookmark: bookmark, tagIDs: tagIDs, orderStamp: old.orderStamp)
-                indexTags(tagIDs, slot: slot)
-                return
-            }
+            unindexTags(old.tags, slot: slot, nameOfRef: nameOfRef)
+            if old.bookmark.serverOrder == bookmark.serverOrder { stamp = old.orderStamp }
         } else if let reused = freeSlots.popLast() {
             slot = reused
         } else {
             slot = Int32(slots.count)
             slots.append(nil)
         }
-        let stamp = order.insert(order: bookmark.serverOrder, slot: slot)
-        slots[Int(slot)] = Row(bookmark: bookmark, tagIDs: tagIDs, orderStamp: stamp)
+        let orderStamp = stamp ?? order.insert(order: bookmark.serverOrder, slot: slot)
+        slots[Int(slot)] = Row(bookmark: bookmark, tags: tags, orderStamp: orderStamp)
         slotByIllust[bookmark.illust.id] = slot
-        indexTags(tagIDs, slot: slot)
+        indexTags(tags, slot: slot, nameOfRef: nameOfRef)
     }
 
-    mutating func remove(illustID: Int) {
+    mutating func remove(illustID: Int, nameOfRef: [TagID]) {
         guard let slot = slotByIllust.removeValue(forKey: illustID), let old = slots[Int(slot)] else { return }
-        unindexTags(old.tagIDs, slot: slot)
+        unindexTags(old.tags, slot: slot, nameOfRef: nameOfRef)
         slots[Int(slot)] = nil
         freeSlots.append(slot)
     }
@@ -103,8 +103,18 @@ struct ListIndex: Sendable {
         return (newest, oldest)
     }
 
-    private mutating func indexTags(_ tagIDs: [TagID], slot: Int32) {
-        for tag in tagIDs {
+    /// Calls `body` with each distinct name among `tags`.
+    static func forEachName(_ tags: [TagRefID], nameOfRef: [TagID], _ body: (TagID) -> Void) {
+        for (index, ref) in tags.enumerated() {
+            let name = nameOfRef[Int(ref)]
+            // Rows have a handful of tags: a linear check beats building a set.
+            if tags[..<index].contains(where: { nameOfRef[Int($0)] == name }) { continue }
+            body(name)
+        }
+    }
+
+    private mutating func indexTags(_ tags: [TagRefID], slot: Int32, nameOfRef: [TagID]) {
+        Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
             let index = Int(tag)
             if index >= tagCounts.count {
                 tagCounts.append(contentsOf: repeatElement(0, count: index + 1 - tagCounts.count))
@@ -115,8 +125,8 @@ struct ListIndex: Sendable {
         }
     }
 
-    private mutating func unindexTags(_ tagIDs: [TagID], slot: Int32) {
-        for tag in tagIDs {
+    private mutating func unindexTags(_ tags: [TagRefID], slot: Int32, nameOfRef: [TagID]) {
+        Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
             tagCounts[Int(tag)] -= 1
             postings[Int(tag)].remove(slot)
         }

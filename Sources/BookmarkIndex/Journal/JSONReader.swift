@@ -15,10 +15,13 @@ struct JSONReadError: Error, Sendable {
 struct JSONReader {
     let bytes: UnsafeRawBufferPointer
     private(set) var position: Int
+    /// Where ``readCachedString()`` finds strings it has made before.
+    let strings: StringCache?
 
-    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0) {
+    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, strings: StringCache? = nil) {
         self.bytes = bytes
         self.position = position
+        self.strings = strings
     }
 
     // MARK: Structure
@@ -136,12 +139,24 @@ struct JSONReader {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string\(found)") }
         let start = position + 1
         if let end = scanPlainString() {
-            guard let string = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) else {
-                throw error("the string is not valid UTF-8", at: start)
-            }
-            return string
+            return try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), at: start)
         }
         return try readEscapedString()
+    }
+
+    /// Reads a string that is likely to repeat (a tag, an artist's name): a string seen before
+    /// comes from the cache, without a new allocation or a second validation.
+    mutating func readCachedString() throws -> String {
+        guard let strings, peek() == UInt8(ascii: "\"") else { return try readString() }
+        let start = position + 1
+        guard let end = scanPlainString() else { return try readEscapedString() }
+        let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        return try strings.string(for: utf8) { try makeString(utf8, at: start) }
+    }
+
+    private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws -> String {
+        guard isValidUTF8(utf8) else { throw error("the string is not valid UTF-8", at: offset) }
+        return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
     mutating func readOptionalString() throws -> String? {
@@ -162,10 +177,7 @@ struct JSONReader {
             position += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let string = String(validating: utf8, as: UTF8.self) else {
-                    throw error("the string is not valid UTF-8", at: start)
-                }
-                return string
+                return try utf8.withUnsafeBytes { try makeString($0, at: start + 1) }
             case UInt8(ascii: "\\"):
                 guard position < bytes.count else { throw error("the string is not closed", at: start) }
                 let escape = bytes[position]
@@ -284,7 +296,25 @@ struct JSONReader {
     }
 
     mutating func readDouble() throws -> Double {
+        skipWhitespace()
         let start = position
+        // Most numbers the journal writes are whole: read those without making a string.
+        var index = position
+        if index < bytes.count && bytes[index] == UInt8(ascii: "-") { index += 1 }
+        var whole: Int64 = 0
+        let digitsStart = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"), index - digitsStart < 15 {
+            whole = whole * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        let digits = index - digitsStart
+        let next = index < bytes.count ? bytes[index] : 0
+        if digits > 0, digits < 15, !(digits > 1 && bytes[digitsStart] == UInt8(ascii: "0")),
+           next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E"),
+           !(next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9")) {
+            position = index
+            return digitsStart > start ? -Double(whole) : Double(whole)
+        }
         let text = try readNumberText()
         guard let value = Double(text) else { throw error("'\(text)' is not a number", at: start) }
         return value
@@ -322,4 +352,80 @@ extension UnsafeRawBufferPointer {
     func equals(_ literal: StaticString) -> Bool {
         count == literal.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0)
     }
+}
+
+/// Remembers the strings a decode has made, keyed by their UTF-8 bytes.
+///
+/// Used for one open of a journal, where the same tags and artist names come back on line
+/// after line.
+final class StringCache {
+    private var entries: [Int: String] = [:]
+    private let capacity: Int
+
+    init(capacity: Int = 1 << 16) {
+        self.capacity = capacity
+    }
+
+    func string(for utf8: UnsafeRawBufferPointer, make: () throws -> String) rethrows -> String {
+        var hasher = Hasher()
+        hasher.combine(bytes: utf8)
+        let hash = hasher.finalize()
+        if var cached = entries[hash] {
+            let matches = cached.withUTF8 { cached in
+                cached.count == utf8.count && (utf8.count == 0 || memcmp(cached.baseAddress!, utf8.baseAddress!, utf8.count) == 0)
+            }
+            if matches { return cached }
+        }
+        let string = try make()
+        if entries.count < capacity { entries[hash] = string }
+        return string
+    }
+}
+
+/// Whether `bytes` are well-formed UTF-8: no stray continuation bytes, overlong forms,
+/// surrogates or code points above U+10FFFF.
+func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var index = 0
+    let count = bytes.count
+    while index < count {
+        // Eight ASCII bytes at a time.
+        if count - index >= 8, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            index += 8
+            continue
+        }
+        let lead = bytes[index]
+        if lead < 0x80 {
+            index += 1
+            continue
+        }
+        func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+            index + offset < count && range.contains(bytes[index + offset])
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            guard continuation(1) else { return false }
+            index += 2
+        case 0xE0:
+            guard continuation(1, 0xA0...0xBF), continuation(2) else { return false }
+            index += 3
+        case 0xE1...0xEC, 0xEE...0xEF:
+            guard continuation(1), continuation(2) else { return false }
+            index += 3
+        case 0xED:
+            guard continuation(1, 0x80...0x9F), continuation(2) else { return false }
+            index += 3
+        case 0xF0:
+            guard continuation(1, 0x90...0xBF), continuation(2), continuation(3) else { return false }
+            index += 4
+        case 0xF1...0xF3:
+            guard continuation(1), continuation(2), continuation(3) else { return false }
+            index += 4
+        case 0xF4:
+            guard continuation(1, 0x80...0x8F), continuation(2), continuation(3) else { return false }
+            index += 4
+        default:
+            return false
+        }
+    }
+    return true
 }

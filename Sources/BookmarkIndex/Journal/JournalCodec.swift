@@ -251,8 +251,8 @@ enum JournalCodec {
     }
 
     /// Decodes a line whose checksum was checked (or that has none, as migrated lines).
-    static func decodeVerifiedLine(_ line: UnsafeRawBufferPointer) throws -> Line {
-        var reader = JSONReader(line)
+    static func decodeVerifiedLine(_ line: UnsafeRawBufferPointer, strings: StringCache? = nil) throws -> Line {
+        var reader = JSONReader(line, strings: strings)
         var format: String?
         var schema: Int?
         var created: Date?
@@ -381,14 +381,16 @@ enum JournalCodec {
         try reader.readObject { reader, key in
             if key.equals("id") { id = try reader.readInt() }
             else if key.equals("title") { illust.title = try reader.readString() }
-            else if key.equals("type") { illust.type = IllustType(rawValue: try reader.readString()) }
+            else if key.equals("type") { illust.type = IllustType(rawValue: try reader.readCachedString()) }
             else if key.equals("artistID") { illust.artistID = try reader.readInt() }
-            else if key.equals("artist") { illust.artistName = try reader.readString() }
+            else if key.equals("artist") { illust.artistName = try reader.readCachedString() }
             else if key.equals("tags") {
                 try reader.readArray { reader in
                     let tagStart = reader.position
                     var parts: [String?] = []
-                    try reader.readArray { parts.append(try $0.readOptionalString()) }
+                    try reader.readArray { reader in
+                        parts.append(try reader.readNullIfPresent() ? nil : try reader.readCachedString())
+                    }
                     guard (1...2).contains(parts.count), let name = parts[0] else {
                         throw reader.error("a tag is [name] or [name, translated name]", at: tagStart)
                     }

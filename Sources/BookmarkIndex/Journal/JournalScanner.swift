@@ -34,6 +34,7 @@ struct JournalScanner {
         let lastNewline = lastIndex(of: 0x0A, in: bytes)
         var lineStart = 0
         var lineNumber = 0
+        let strings = StringCache()
         while lineStart < bytes.count {
             lineNumber += 1
             let newline = firstIndex(of: 0x0A, in: bytes, from: lineStart)
@@ -59,7 +60,7 @@ struct JournalScanner {
                     result.header = header
                     try onEvent(.header(header))
                 } else {
-                    let (sequence, changes) = try decodeBatchLine(line, lineNumber: lineNumber, decodeBatch: decodeBatch)
+                    let (sequence, changes) = try decodeBatchLine(line, lineNumber: lineNumber, decodeBatch: decodeBatch, strings: strings)
                     if sequence != result.lastSequence + 1 {
                         try onEvent(.damage(damage("sequence gap: expected batch \(result.lastSequence + 1), found \(sequence)")))
                     }
@@ -91,7 +92,8 @@ struct JournalScanner {
     private static func decodeBatchLine(
         _ line: UnsafeRawBufferPointer,
         lineNumber: Int,
-        decodeBatch: Decoder?
+        decodeBatch: Decoder?,
+        strings: StringCache
     ) throws -> (Int, [BookmarkChange]) {
         if let decodeBatch {
             var reader = JSONReader(line)
@@ -102,7 +104,7 @@ struct JournalScanner {
             guard let sequence else { throw JSONReadError(offset: 0, message: "the batch has no seq") }
             return (sequence, try decodeBatch(line, lineNumber))
         }
-        guard case .batch(let sequence, let changes) = try JournalCodec.decodeVerifiedLine(line) else {
+        guard case .batch(let sequence, let changes) = try JournalCodec.decodeVerifiedLine(line, strings: strings) else {
             throw JSONReadError(offset: 0, message: "a second header in the middle of the journal")
         }
         return (sequence, changes)

@@ -144,3 +144,33 @@ struct JournalCodecTests {
         #expect(whole == split)
     }
 }
+
+@Suite("UTF-8 validation")
+struct UTF8ValidationTests {
+    /// Agrees with the standard library's validation on every short sequence of interesting bytes.
+    @Test func agreesWithTheStandardLibrary() {
+        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        var checked = 0
+        for a in interesting {
+            for b in interesting {
+                for c in interesting {
+                    for d in [UInt8(0x41), 0x80, 0xBF, 0xC3] {
+                        let bytes = [a, b, c, d]
+                        let ours = bytes.withUnsafeBytes { isValidUTF8($0) }
+                        let standard = String(validating: bytes, as: UTF8.self) != nil
+                        #expect(ours == standard, "\(bytes.map { String($0, radix: 16) })")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 25 * 25 * 25 * 4)
+        // Long ASCII runs take the eight-bytes-at-a-time path, with a bad byte at every position.
+        for position in 0..<40 {
+            var bytes = [UInt8](repeating: 0x61, count: 40)
+            #expect(bytes.withUnsafeBytes { isValidUTF8($0) })
+            bytes[position] = 0xFF
+            #expect(!bytes.withUnsafeBytes { isValidUTF8($0) })
+        }
+    }
+}
