@@ -1,41 +1,57 @@
 import BookmarkIndex
-import BookmarkIndexTesting
 import Foundation
 
-// Until the sync engine and the simulator land, `demo` indexes a generated account in memory
-// and prints what an app would show: the top tags of each list and a filtered feed.
+/// A subcommand: its spec and what it runs. `run` returns the exit status.
+struct Command {
+    var spec: CommandSpec
+    var run: (ParsedArguments) async throws -> Int32
+}
+
+let commands: [Command] = [
+    Command(spec: demoSpec) { try await runDemo($0) },
+    Command(spec: tagsSpec) { try await runTags($0); return 0 },
+    Command(spec: listSpec) { try await runList($0); return 0 },
+    Command(spec: exportSpec) { try await runExport($0); return 0 },
+    Command(spec: compactSpec) { try await runCompact($0); return 0 },
+    Command(spec: verifySpec) { try runVerify($0) ? 0 : 1 },
+    Command(spec: resetSpec) { try await runReset($0) ? 0 : 1 },
+]
+
+let overview = """
+    usage: bookmarks <command> [options]
+
+    An offline index of a Pixiv user's illust bookmarks, filterable by artwork tag.
+
+    commands:
+    \(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+
+    Run 'bookmarks <command> --help' for a command's options.
+    """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.first == "demo" else {
-    FileHandle.standardError.write(Data("usage: bookmarks demo\n".utf8))
+guard let name = arguments.first, name != "--help", name != "help" else {
+    print(overview)
+    exit(arguments.isEmpty ? 2 : 0)
+}
+guard let command = commands.first(where: { $0.spec.name == name }) else {
+    Terminal.printError("unknown command '\(name)'\n\n\(overview)")
     exit(2)
 }
 
-let generator = SyntheticBookmarks()
-let store = try BookmarksIndexStore(storage: InMemoryStorage())
-for (restrict, count, seed) in [(Restrict.public, 3_000, UInt64(1)), (.private, 600, 2)] {
-    let illusts = generator.illusts(count: count, seed: seed, firstIllustID: restrict == .public ? 100_000_000 : 90_000_000)
-    let rows = generator.indexedBookmarks(illusts, in: restrict)
-    for page in stride(from: 0, to: rows.count, by: 30) {
-        try await store.upsert(Array(rows[page..<min(page + 30, rows.count)]))
+do {
+    let parsed = try ParsedArguments(Array(arguments.dropFirst()), spec: command.spec)
+    if parsed.helpRequested {
+        print(command.spec.usage)
+        exit(0)
     }
-    print("Indexed \(await store.count(in: restrict)) \(restrict) bookmarks (generated, seed \(seed)).")
-}
-
-for restrict in Restrict.allCases {
-    print("\nTop tags, \(restrict):")
-    let top = await store.tagHistogram(in: restrict, limit: 10)
-    let widest = top.first?.count ?? 1
-    for tag in top {
-        let label = tag.translatedName.map { "\(tag.name) (\($0))" } ?? tag.name
-        let bar = String(repeating: "█", count: max(1, tag.count * 30 / widest))
-        print("  \(label.padding(toLength: 34, withPad: " ", startingAt: 0)) \(bar) \(tag.count)")
-    }
-}
-
-let filter = BookmarkFilter(allOf: ["original", "girl"])
-let total = await store.count(in: .public, matching: filter)
-print("\nPublic bookmarks tagged original AND girl: \(total); newest 5:")
-for bookmark in await store.bookmarks(in: .public, matching: filter, limit: 5) {
-    print("  \(bookmark.key)  \(bookmark.illust.title) — \(bookmark.illust.artistName)")
+    exit(try await command.run(parsed))
+} catch let error as UsageError {
+    Terminal.printError("\(error)")
+    exit(2)
+} catch let error as BookmarkIndexError {
+    Terminal.printError(error.message + (error.underlying.map { " (\($0))" } ?? ""))
+    exit(1)
+} catch {
+    Terminal.printError("\(error)")
+    exit(1)
 }

@@ -1,0 +1,276 @@
+import BookmarkIndex
+import Foundation
+
+/// Options every subcommand that works on a store accepts.
+let storeOption = OptionSpec(name: "store", kind: .value(placeholder: "DIR"), help: "The store directory (default: \(StoreLocation.defaultDirectory.path)).")
+let restrictOption = OptionSpec(name: "restrict", kind: .value(placeholder: "public|private"), help: "Which list (default: public).")
+
+enum StoreLocation {
+    /// A per-user data directory: `$XDG_DATA_HOME/bookmark-index`, else
+    /// `~/.local/share/bookmark-index` (Linux) or `~/Library/Application Support/BookmarkIndex` (Apple).
+    static var defaultDirectory: URL {
+        #if canImport(Darwin)
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent("Library/Application Support/BookmarkIndex", isDirectory: true)
+        #else
+        if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("bookmark-index", isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".local/share/bookmark-index", isDirectory: true)
+        #endif
+    }
+
+    static func directory(_ arguments: ParsedArguments) -> URL {
+        arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultDirectory
+    }
+
+    /// Opens the store for a command that only reads it: refuses to create one where there is none.
+    static func openExisting(_ arguments: ParsedArguments) throws -> BookmarksIndexStore {
+        let directory = directory(arguments)
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path) else {
+            throw BookmarkIndexError(.invalidArgument, "There is no store at \(directory.path); run 'bookmarks sync' or 'bookmarks demo --store \(directory.path)' first.")
+        }
+        return try BookmarksIndexStore(directory: directory)
+    }
+}
+
+func restrict(_ arguments: ParsedArguments) throws -> Restrict {
+    Restrict(rawValue: try arguments.choice("restrict", default: "public", in: ["public", "private"]))!
+}
+
+// MARK: tags
+
+let tagsSpec = CommandSpec(
+    name: "tags",
+    summary: "Print a list's tag histogram: each artwork tag and how many bookmarks carry it.",
+    options: [
+        storeOption, restrictOption,
+        OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print the N most used tags (default: 30)."),
+        OptionSpec(name: "json", kind: .flag, help: "Print JSON: [{\"name\", \"translatedName\", \"count\"}]."),
+    ]
+)
+
+func runTags(_ arguments: ParsedArguments) async throws {
+    let restrict = try restrict(arguments)
+    let limit = try arguments.integer("limit", default: 30, in: 1...1_000_000)
+    let store = try StoreLocation.openExisting(arguments)
+    let tags = await store.tagHistogram(in: restrict, limit: limit)
+    try await store.close()
+    if arguments.flag("json") {
+        try printJSON(tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any, "count": $0.count] })
+        return
+    }
+    printHistogram(tags, title: "Top tags of the \(restrict) list")
+}
+
+/// A horizontal bar chart of tag counts.
+func printHistogram(_ tags: [TagCount], title: String, barWidth: Int = 30) {
+    print(Terminal.bold(title))
+    guard let widest = tags.first?.count, widest > 0 else {
+        print("  (no tags)")
+        return
+    }
+    for tag in tags {
+        let label = tag.translatedName.map { "\(tag.name) (\($0))" } ?? tag.name
+        let bar = String(repeating: "█", count: max(1, tag.count * barWidth / widest))
+        print("  \(Terminal.fit(label, columns: 36)) \(Terminal.accent(Terminal.fit(bar, columns: barWidth))) \(tag.count)")
+    }
+}
+
+// MARK: list
+
+let listSpec = CommandSpec(
+    name: "list",
+    summary: "List the bookmarks of a list that match a filter, newest bookmark first.",
+    options: [
+        storeOption, restrictOption,
+        OptionSpec(name: "tag", kind: .repeatable(placeholder: "TAG"), help: "The work has this tag (every --tag must match)."),
+        OptionSpec(name: "any-tag", kind: .repeatable(placeholder: "TAG"), help: "The work has at least one of the --any-tag tags."),
+        OptionSpec(name: "not-tag", kind: .repeatable(placeholder: "TAG"), help: "The work has none of these tags."),
+        OptionSpec(name: "text", kind: .value(placeholder: "TEXT"), help: "The title or artist contains TEXT (ignoring case)."),
+        OptionSpec(name: "include-hidden", kind: .flag, help: "Include works deleted or hidden on Pixiv."),
+        OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print at most N bookmarks (default: 30)."),
+        OptionSpec(name: "json", kind: .flag, help: "Print a JSON array."),
+        OptionSpec(name: "csv", kind: .flag, help: "Print CSV with a header row."),
+    ],
+    details: "Tags match case-insensitively on the tag or its English translation: --tag original finds オリジナル."
+)
+
+func runList(_ arguments: ParsedArguments) async throws {
+    let restrict = try restrict(arguments)
+    let limit = try arguments.integer("limit", default: 30, in: 1...10_000_000)
+    if arguments.flag("json") && arguments.flag("csv") { throw UsageError("choose one of --json and --csv") }
+    let filter = BookmarkFilter(
+        allOf: arguments.all("tag"), anyOf: arguments.all("any-tag"), noneOf: arguments.all("not-tag"),
+        text: arguments.value("text"), includesInvisible: arguments.flag("include-hidden")
+    )
+    let store = try StoreLocation.openExisting(arguments)
+    let bookmarks = await store.bookmarks(in: restrict, matching: filter, limit: limit)
+    let total = await store.count(in: restrict, matching: filter)
+    try await store.close()
+    if arguments.flag("json") {
+        try printJSON(bookmarks.map(jsonObject))
+    } else if arguments.flag("csv") {
+        print(CSV.header)
+        for bookmark in bookmarks { print(CSV.row(bookmark)) }
+    } else {
+        for bookmark in bookmarks {
+            let illust = bookmark.illust
+            let tags = illust.tags.map(\.name).joined(separator: ", ")
+            print("\(Terminal.accent(Terminal.fit(bookmark.key.description, columns: 18))) \(Terminal.fit(illust.isVisible ? illust.title : "(hidden or deleted)", columns: 28)) \(Terminal.fit(illust.artistName, columns: 16)) \(Terminal.dim(tags))")
+        }
+        print(Terminal.dim("\(bookmarks.count) of \(total) matching bookmarks in the \(restrict) list"))
+    }
+}
+
+// MARK: export
+
+let exportSpec = CommandSpec(
+    name: "export",
+    summary: "Write the whole index, both lists, as JSON lines or CSV.",
+    options: [
+        storeOption,
+        OptionSpec(name: "format", kind: .value(placeholder: "jsonl|csv"), help: "The format (default: jsonl)."),
+        OptionSpec(name: "output", kind: .value(placeholder: "FILE"), help: "Write to FILE instead of standard output."),
+    ]
+)
+
+func runExport(_ arguments: ParsedArguments) async throws {
+    let format = try arguments.choice("format", default: "jsonl", in: ["jsonl", "csv"])
+    let store = try StoreLocation.openExisting(arguments)
+    let snapshot = await store.snapshot
+    try await store.close()
+    var output = ""
+    if format == "csv" { output += CSV.header + "\n" }
+    for restrict in Restrict.allCases {
+        for bookmark in snapshot.allBookmarks(in: restrict) {
+            if format == "csv" {
+                output += CSV.row(bookmark) + "\n"
+            } else {
+                let data = try JSONSerialization.data(withJSONObject: jsonObject(bookmark), options: [.sortedKeys, .withoutEscapingSlashes])
+                output += String(decoding: data, as: UTF8.self) + "\n"
+            }
+        }
+    }
+    if let path = arguments.value("output") {
+        do {
+            try Data(output.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw BookmarkIndexError(.io, "Could not write \(path).", underlying: error)
+        }
+    } else {
+        FileHandle.standardOutput.write(Data(output.utf8))
+    }
+}
+
+// MARK: compact, verify, reset
+
+let compactSpec = CommandSpec(name: "compact", summary: "Rewrite the store's journal as its live state.", options: [storeOption])
+
+func runCompact(_ arguments: ParsedArguments) async throws {
+    let store = try StoreLocation.openExisting(arguments)
+    let before = try await store.journalHealth().bytes
+    try await store.compact()
+    let after = try await store.journalHealth().bytes
+    try await store.close()
+    print("Compacted \(StoreLocation.directory(arguments).path): \(before) → \(after) bytes.")
+}
+
+let verifySpec = CommandSpec(
+    name: "verify",
+    summary: "Check the store's journal line by line; exits 1 when it is damaged.",
+    options: [storeOption, OptionSpec(name: "json", kind: .flag, help: "Print the report as JSON.")]
+)
+
+/// Returns whether the journal is healthy.
+func runVerify(_ arguments: ParsedArguments) throws -> Bool {
+    let report = try JournalStorage.verify(directory: StoreLocation.directory(arguments))
+    if arguments.flag("json") {
+        try printJSON([
+            "path": report.path, "healthy": report.isHealthy, "schemaVersion": report.schemaVersion as Any,
+            "created": report.created.map(isoDate) as Any, "lastCompaction": report.lastCompaction.map(isoDate) as Any,
+            "batches": report.batches, "bytes": report.bytes,
+            "publicBookmarks": report.livePublicBookmarks, "privateBookmarks": report.livePrivateBookmarks,
+            "damage": report.damage.map(\.description), "tornTail": report.tornTail?.description as Any,
+        ])
+        return report.isHealthy
+    }
+    print("journal         \(report.path)")
+    print("schema          \(report.schemaVersion.map(String.init) ?? "unreadable")")
+    print("created         \(report.created.map(isoDate) ?? "-")")
+    print("last compaction \(report.lastCompaction.map(isoDate) ?? "never")")
+    print("batches         \(report.batches)")
+    print("bytes           \(report.bytes)")
+    print("bookmarks       \(report.livePublicBookmarks) public, \(report.livePrivateBookmarks) private")
+    for damage in report.damage { print(Terminal.warning("damaged         \(damage)")) }
+    if let tail = report.tornTail { print(Terminal.warning("torn tail       \(tail) (the next open cuts it off)")) }
+    print(report.isHealthy ? "OK" : Terminal.warning("DAMAGED: open with salvage to keep every valid batch, or reset and sync again"))
+    return report.isHealthy
+}
+
+let resetSpec = CommandSpec(
+    name: "reset",
+    summary: "Delete every bookmark and all sync state in the store. The next sync rebuilds it from Pixiv.",
+    options: [storeOption, OptionSpec(name: "yes", kind: .flag, help: "Do not ask for confirmation.")]
+)
+
+func runReset(_ arguments: ParsedArguments) async throws -> Bool {
+    let directory = StoreLocation.directory(arguments)
+    if !arguments.flag("yes") {
+        FileHandle.standardError.write(Data("Delete every bookmark in \(directory.path)? Type 'yes' to confirm: ".utf8))
+        guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+            Terminal.printError("not reset")
+            return false
+        }
+    }
+    let store = try StoreLocation.openExisting(arguments)
+    try await store.resetStore()
+    try await store.close()
+    print("Reset \(directory.path).")
+    return true
+}
+
+// MARK: Output helpers
+
+func isoDate(_ date: Date) -> String {
+    date.formatted(.iso8601)
+}
+
+func jsonObject(_ bookmark: IndexedBookmark) -> [String: Any] {
+    let illust = bookmark.illust
+    return [
+        "key": bookmark.key.description, "illustID": illust.id, "restrict": bookmark.restrict.rawValue,
+        "title": illust.title, "type": illust.type.rawValue, "artistID": illust.artistID, "artistName": illust.artistName,
+        "tags": illust.tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any] },
+        "thumbnailURL": illust.thumbnailURL as Any, "pageCount": illust.pageCount, "width": illust.width, "height": illust.height,
+        "xRestrict": illust.xRestrict, "aiType": illust.aiType, "createDate": isoDate(illust.createDate),
+        "visible": illust.isVisible, "totalBookmarks": illust.totalBookmarks,
+        "firstIndexedAt": isoDate(bookmark.firstIndexedAt), "lastSeenAt": isoDate(bookmark.lastSeenAt),
+    ]
+}
+
+func printJSON(_ value: Any) throws {
+    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+enum CSV {
+    static let header = "key,illust_id,restrict,title,artist_id,artist_name,tags,translated_tags,type,page_count,visible,total_bookmarks,create_date,thumbnail_url"
+
+    static func row(_ bookmark: IndexedBookmark) -> String {
+        let illust = bookmark.illust
+        return [
+            bookmark.key.description, String(illust.id), bookmark.restrict.rawValue, illust.title, String(illust.artistID),
+            illust.artistName, illust.tags.map(\.name).joined(separator: "|"),
+            illust.tags.map { $0.translatedName ?? "" }.joined(separator: "|"), illust.type.rawValue, String(illust.pageCount),
+            String(illust.isVisible), String(illust.totalBookmarks), isoDate(illust.createDate), illust.thumbnailURL ?? "",
+        ].map(field).joined(separator: ",")
+    }
+
+    /// RFC 4180: quote a field holding a comma, quote or line break, doubling its quotes.
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
