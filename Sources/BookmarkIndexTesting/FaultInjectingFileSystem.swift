@@ -6,9 +6,10 @@ import Synchronization
 /// against: a write cut short at any byte, a failed write, fsync or rename, a crash between any
 /// two steps, and the loss of everything not yet fsynced.
 ///
-/// Every mutating call (open for writing, write, fsync, truncate, close, rename, directory fsync,
-/// delete) is numbered from 0; ``mutatingOperations`` counts them, so a test can first count the
-/// steps of an operation and then crash at each one in turn.
+/// Every mutating call (open for writing, write, fsync, truncate, closing a written file, rename,
+/// directory fsync, delete) is numbered from 0; reads are not counted. ``mutatingOperations``
+/// counts them, so a test can first count the steps of an operation and then crash at each one
+/// in turn.
 ///
 /// After a crash every call fails, as in a dead process, except that closing still releases the
 /// descriptor (the kernel does that for a dead process). Call ``restart(losingUnsyncedData:)``
@@ -37,6 +38,8 @@ public final class FaultInjectingFileSystem: JournalFileSystem {
         /// The length of each file at its last fsync; files written since are listed as dirty.
         var syncedLength: [String: Int] = [:]
         var log: [Operation] = []
+        /// Files open for reading: closing them is not a step that can fail.
+        var readers: Set<Int32> = []
     }
 
     private let base = PosixFileSystem()
@@ -129,9 +132,16 @@ public final class FaultInjectingFileSystem: JournalFileSystem {
         base.fileExists(atPath: path)
     }
 
-    public func contents(atPath path: String) throws -> [UInt8]? {
+    public func openForReading(atPath path: String) throws -> JournalFileHandle? {
         if hasCrashed { throw Self.error("the process has crashed") }
-        return try base.contents(atPath: path)
+        let file = try base.openForReading(atPath: path)
+        if let file { state.withLock { _ = $0.readers.insert(file.descriptor) } }
+        return file
+    }
+
+    public func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if hasCrashed { throw Self.error("the process has crashed") }
+        return try base.read(file, into: buffer)
     }
 
     public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
@@ -176,6 +186,10 @@ public final class FaultInjectingFileSystem: JournalFileSystem {
     }
 
     public func close(_ file: JournalFileHandle) throws {
+        if state.withLock({ $0.readers.remove(file.descriptor) != nil }) {
+            try base.close(file)
+            return
+        }
         let crashed = hasCrashed
         let fault = crashed ? nil : try step(.close)
         try base.close(file)

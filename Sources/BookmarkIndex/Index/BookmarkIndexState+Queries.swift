@@ -132,9 +132,9 @@ extension BookmarkIndexState {
 /// draw candidates from.
 struct QueryPlan {
     /// One entry per required tag word: the postings of every tag the word names.
-    var required: [[Set<Int32>]] = []
-    var anyOf: [Set<Int32>] = []
-    var excluded: [Set<Int32>] = []
+    var required: [[Postings]] = []
+    var anyOf: [Postings] = []
+    var excluded: [Postings] = []
     var text: String?
     var includesInvisible: Bool
     /// The slots to test, or `nil` to walk the whole list in order.
@@ -143,7 +143,7 @@ struct QueryPlan {
     init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
         includesInvisible = filter.includesInvisible
         text = filter.text.flatMap { $0.isEmpty ? nil : $0 }
-        func postings(_ word: String) -> [Set<Int32>] {
+        func postings(_ word: String) -> [Postings] {
             tags.ids(matching: word).map { list.postings(of: $0) }.filter { !$0.isEmpty }
         }
         required = filter.allOf.map(postings)
@@ -153,14 +153,18 @@ struct QueryPlan {
         if !filter.allOf.isEmpty {
             // The rarest required word bounds the candidates.
             let rarest = required.min { $0.reduce(0) { $0 + $1.count } < $1.reduce(0) { $0 + $1.count } } ?? []
-            var slots = Set<Int32>()
-            for set in rarest { slots.formUnion(set) }
-            candidates = rarest.count == 1 ? Array(rarest[0]) : Array(slots)
+            candidates = Self.union(rarest)
         } else if !filter.anyOf.isEmpty {
-            var slots = Set<Int32>()
-            for set in anyOf { slots.formUnion(set) }
-            candidates = anyOf.count == 1 ? Array(anyOf[0]) : Array(slots)
+            candidates = Self.union(anyOf)
         }
+    }
+
+    /// The slots in any of `lists`, each once.
+    private static func union(_ lists: [Postings]) -> [Int32] {
+        if lists.count == 1 { return lists[0].slots }
+        var slots = Set<Int32>()
+        for list in lists { slots.formUnion(list) }
+        return Array(slots)
     }
 
     func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {

@@ -17,7 +17,7 @@ struct ListIndex: Sendable {
     /// Bookmarks carrying each tag, by ``TagID``.
     private(set) var tagCounts: [Int32] = []
     /// The inverted index: the slots of the rows carrying each tag, by ``TagID``.
-    private(set) var postings: [Set<Int32>] = []
+    private(set) var postings: [Postings] = []
     private(set) var order = OrderList()
 
     var count: Int { slotByIllust.count }
@@ -28,8 +28,8 @@ struct ListIndex: Sendable {
 
     func row(at slot: Int32) -> Row? { slots[Int(slot)] }
 
-    func postings(of tag: TagID) -> Set<Int32> {
-        Int(tag) < postings.count ? postings[Int(tag)] : []
+    func postings(of tag: TagID) -> Postings {
+        Int(tag) < postings.count ? postings[Int(tag)] : Postings()
     }
 
     func tagCount(of tag: TagID) -> Int {
@@ -46,8 +46,14 @@ struct ListIndex: Sendable {
         if let existing = slotByIllust[bookmark.illust.id], let old = slots[Int(existing)] {
             slot = existing
             bookmark.firstIndexedAt = min(old.bookmark.firstIndexedAt, bookmark.firstIndexedAt)
-            unindexTags(old.tags, slot: slot, nameOfRef: nameOfRef)
             if old.bookmark.serverOrder == bookmark.serverOrder { stamp = old.orderStamp }
+            if old.tags == tags {
+                // The common case of a full walk: the same tags again, nothing to re-index.
+                let orderStamp = stamp ?? order.insert(order: bookmark.serverOrder, slot: slot)
+                slots[Int(slot)] = Row(bookmark: bookmark, tags: tags, orderStamp: orderStamp)
+                return
+            }
+            unindexTags(old.tags, slot: slot, nameOfRef: nameOfRef)
         } else if let reused = freeSlots.popLast() {
             slot = reused
         } else {
@@ -118,7 +124,7 @@ struct ListIndex: Sendable {
             let index = Int(tag)
             if index >= tagCounts.count {
                 tagCounts.append(contentsOf: repeatElement(0, count: index + 1 - tagCounts.count))
-                postings.append(contentsOf: repeatElement([], count: index + 1 - postings.count))
+                postings.append(contentsOf: repeatElement(Postings(), count: index + 1 - postings.count))
             }
             tagCounts[index] += 1
             postings[index].insert(slot)

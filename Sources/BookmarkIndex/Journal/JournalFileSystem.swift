@@ -22,8 +22,10 @@ public protocol JournalFileSystem: Sendable {
     func createDirectory(atPath path: String) throws
     /// Whether a file exists at `path`.
     func fileExists(atPath path: String) -> Bool
-    /// The whole file, or `nil` when there is none.
-    func contents(atPath path: String) throws -> [UInt8]?
+    /// Opens a file for reading; `nil` when there is none.
+    func openForReading(atPath path: String) throws -> JournalFileHandle?
+    /// Reads the next bytes of the file into `buffer`; returns how many, 0 at the end.
+    func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
     /// Opens (creating if needed) a file for appending; `truncating` empties it first.
     func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle
     /// Writes all of `bytes` at the end of the file, or throws (possibly after writing a prefix).
@@ -44,4 +46,19 @@ public protocol JournalFileSystem: Sendable {
     /// waiting. Throws ``BookmarkIndexError/Code/locked`` when someone else holds it, in this
     /// process or another. Closing the returned handle releases the lock.
     func lockExclusively(atPath path: String) throws -> JournalFileHandle
+}
+
+extension JournalFileSystem {
+    /// The whole file, or `nil` when there is none.
+    public func contents(atPath path: String) throws -> [UInt8]? {
+        guard let file = try openForReading(atPath: path) else { return nil }
+        defer { try? close(file) }
+        var contents: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = try block.withUnsafeMutableBytes { try read(file, into: $0) }
+            if count == 0 { return contents }
+            contents.append(contentsOf: block[..<count])
+        }
+    }
 }

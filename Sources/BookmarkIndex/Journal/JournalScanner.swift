@@ -1,8 +1,15 @@
+import Dispatch
 import Foundation
+import Synchronization
 
-/// Walks the lines of a journal file, deciding for each whether it is the header, a good
-/// batch, a torn tail or damage. Shared by open (which acts on what it finds) and verify (which
-/// only reports).
+/// Walks the lines of a journal, deciding for each whether it is the header, a good batch, a
+/// torn tail or damage. Shared by open (which acts on what it finds), verify (which only
+/// reports) and migration (which decodes older records).
+///
+/// The file is read in groups of blocks of whole lines. The blocks of a group are decoded in
+/// parallel; then the caller's thread puts the results in order: it numbers the lines, checks the
+/// sequence and calls `onEvent` in file order. Memory stays bounded by a group, not the file's
+/// size.
 struct JournalScanner {
     enum Event {
         case header(JournalCodec.Header)
@@ -18,96 +25,187 @@ struct JournalScanner {
         var goodLength: Int
         var lastSequence: Int
         var header: JournalCodec.Header?
+        /// The file's length.
+        var length: Int
     }
 
-    /// How to turn a batch line's bytes into changes (checksum already verified).
-    typealias Decoder = (_ line: UnsafeRawBufferPointer, _ lineNumber: Int) throws -> [BookmarkChange]
+    /// How to turn a batch line's bytes into changes (its checksum already verified).
+    typealias Decoder = @Sendable (_ line: UnsafeRawBufferPointer) throws -> [BookmarkChange]
 
-    /// Scans `bytes`. `decodeBatch` defaults to the current schema's decoder. `onEvent` sees
-    /// every header, batch and damage in file order.
+    /// One line of a block, decoded.
+    private struct DecodedLine: Sendable {
+        enum Outcome: Sendable {
+            case header(JournalCodec.Header)
+            case batch(sequence: Int, changes: [BookmarkChange])
+            case unreadable(String)
+            case fatal(any Error)
+        }
+
+        var start: Int
+        var end: Int
+        var outcome: Outcome
+    }
+
+    static let blockSize = 1 << 20
+    /// Blocks read, then decoded in parallel, at a time: what bounds the memory a scan needs.
+    private static let blocksPerGroup = 4
+
+    /// Scans the journal at `path`; `nil` when there is no file.
     static func scan(
-        _ bytes: UnsafeRawBufferPointer,
+        path: String,
+        fileSystem: any JournalFileSystem,
         decodeBatch: Decoder? = nil,
         onEvent: (Event) throws -> Void
-    ) throws -> Result {
-        var result = Result(tornTail: nil, goodLength: 0, lastSequence: 0, header: nil)
-        let lastNewline = lastIndex(of: 0x0A, in: bytes)
-        var lineStart = 0
-        var lineNumber = 0
-        let strings = StringCache()
-        while lineStart < bytes.count {
-            lineNumber += 1
-            let newline = firstIndex(of: 0x0A, in: bytes, from: lineStart)
-            let lineEnd = newline ?? bytes.count
-            let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<lineEnd])
-            // The last complete line, with nothing after it, may be a write cut short by a crash.
-            let isLast = newline == nil || (newline == lastNewline && lineEnd + 1 == bytes.count)
-            func damage(_ reason: String) -> JournalDamage {
-                JournalDamage(line: lineNumber, offset: lineStart, reason: reason)
-            }
+    ) throws -> Result? {
+        guard let file = try fileSystem.openForReading(atPath: path) else { return nil }
+        defer { try? fileSystem.close(file) }
 
-            if newline == nil {
-                result.tornTail = damage("the last line is cut short (no newline): a write interrupted by a crash")
-                break
+        var sequencer = Sequencer()
+        var carry: [UInt8] = []
+        var offset = 0
+        var block = [UInt8](repeating: 0, count: blockSize)
+        var isEnd = false
+        while !isEnd {
+            // Read a group of blocks of whole lines...
+            var group: [(base: Int, lines: [UInt8])] = []
+            while group.count < blocksPerGroup {
+                let count = try block.withUnsafeMutableBytes { try fileSystem.read(file, into: $0) }
+                if count == 0 {
+                    isEnd = true
+                    break
+                }
+                carry.append(contentsOf: block[..<count])
+                guard let lastNewline = carry.lastIndex(of: 0x0A) else { continue }
+                group.append((offset, Array(carry[...lastNewline])))
+                offset += lastNewline + 1
+                carry.removeFirst(lastNewline + 1)
             }
-            let failure: String
+            // ... decode them in parallel ...
+            let decoded = Mutex([[DecodedLine]](repeating: [], count: group.count))
+            let blocks = group
+            DispatchQueue.concurrentPerform(iterations: blocks.count) { index in
+                let lines = blocks[index].lines.withUnsafeBytes { decodeBlock($0, base: blocks[index].base, decodeBatch: decodeBatch) }
+                decoded.withLock { $0[index] = lines }
+            }
+            // ... and hand them on in file order.
+            let results = decoded.withLock { $0 }
+            for (index, lines) in results.enumerated() {
+                try sequencer.consume(lines, isFinal: isEnd && index == results.count - 1, tail: carry, onEvent: onEvent)
+            }
+            if isEnd && results.isEmpty {
+                try sequencer.consume([], isFinal: true, tail: carry, onEvent: onEvent)
+            }
+        }
+        return sequencer.result(length: offset + carry.count)
+    }
+
+    /// Decodes the complete lines of a block (`base` is the block's offset in the file).
+    private static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> [DecodedLine] {
+        var lines: [DecodedLine] = []
+        let strings = StringCache()
+        var start = 0
+        while start < bytes.count, let newline = firstIndex(of: 0x0A, in: bytes, from: start) {
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+            let outcome: DecodedLine.Outcome
             do {
                 try JournalCodec.verifyChecksum(line)
-                if lineNumber == 1 {
-                    guard case .header(let header) = try JournalCodec.decodeVerifiedLine(line) else {
-                        throw JSONReadError(offset: 0, message: "the first line is not a journal header")
+                if let decodeBatch, base + start > 0 {
+                    outcome = .batch(sequence: try sequenceNumber(line), changes: try decodeBatch(line))
+                } else {
+                    switch try JournalCodec.decodeVerifiedLine(line, strings: strings) {
+                    case .header(let header): outcome = .header(header)
+                    case .batch(let sequence, let changes): outcome = .batch(sequence: sequence, changes: changes)
                     }
+                }
+            } catch JournalCodec.LineError.checksumMismatch(let expected, let actual) {
+                outcome = .unreadable("checksum mismatch (crc \(hex(expected)) in the line, \(hex(actual)) computed)")
+            } catch JournalCodec.LineError.malformed(let error) {
+                outcome = .unreadable("unreadable at byte \(error.offset) of the line: \(error.message)")
+            } catch let error as JSONReadError {
+                outcome = .unreadable("unreadable at byte \(error.offset) of the line: \(error.message)")
+            } catch {
+                outcome = .fatal(error)
+            }
+            lines.append(DecodedLine(start: base + start, end: base + newline + 1, outcome: outcome))
+            start = newline + 1
+        }
+        return lines
+    }
+
+    private static func sequenceNumber(_ line: UnsafeRawBufferPointer) throws -> Int {
+        var reader = JSONReader(line)
+        var sequence: Int?
+        try reader.readObject { reader, key in
+            if key.equals("seq") { sequence = try reader.readInt() } else { try reader.skipValue() }
+        }
+        guard let sequence else { throw JSONReadError(offset: 0, message: "the batch has no seq") }
+        return sequence
+    }
+
+    /// The part of the scan that must go line by line, in order.
+    private struct Sequencer {
+        var lineNumber = 0
+        var result = Result(tornTail: nil, goodLength: 0, lastSequence: 0, header: nil, length: 0)
+
+        mutating func consume(_ lines: [DecodedLine], isFinal: Bool, tail: [UInt8], onEvent: (Event) throws -> Void) throws {
+            for (index, line) in lines.enumerated() {
+                lineNumber += 1
+                // The last complete line, with nothing after it, may be a write cut short by a crash.
+                let isLast = isFinal && index == lines.count - 1 && tail.isEmpty
+                let number = lineNumber
+                let damage = { (reason: String) in JournalDamage(line: number, offset: line.start, reason: reason) }
+                switch line.outcome {
+                case .header(let header) where lineNumber == 1:
                     result.header = header
                     try onEvent(.header(header))
-                } else {
-                    let (sequence, changes) = try decodeBatchLine(line, lineNumber: lineNumber, decodeBatch: decodeBatch, strings: strings)
+                case .header:
+                    try fail(damage("a second header in the middle of the journal"), isLast: isLast, onEvent: onEvent)
+                    continue
+                case .batch where lineNumber == 1:
+                    try fail(damage("the first line is not a journal header"), isLast: false, onEvent: onEvent)
+                    continue
+                case .batch(let sequence, let changes):
                     if sequence != result.lastSequence + 1 {
                         try onEvent(.damage(damage("sequence gap: expected batch \(result.lastSequence + 1), found \(sequence)")))
                     }
                     result.lastSequence = sequence
-                    try onEvent(.batch(sequence: sequence, changes: changes, line: lineNumber, offset: lineStart))
+                    try onEvent(.batch(sequence: sequence, changes: changes, line: lineNumber, offset: line.start))
+                case .unreadable(let reason):
+                    try fail(damage(reason), isLast: isLast && lineNumber > 1, onEvent: onEvent)
+                    continue
+                case .fatal(let error):
+                    throw ScanFailure(line: lineNumber, underlying: error)
                 }
-                result.goodLength = lineEnd + 1
-                lineStart = lineEnd + 1
-                continue
-            } catch JournalCodec.LineError.checksumMismatch(let expected, let actual) {
-                failure = "checksum mismatch (crc \(hex(expected)) in the line, \(hex(actual)) computed)"
-            } catch JournalCodec.LineError.malformed(let error) {
-                failure = "unreadable at byte \(error.offset) of the line: \(error.message)"
-            } catch let error as JSONReadError {
-                failure = "unreadable at byte \(error.offset) of the line: \(error.message)"
+                result.goodLength = line.end
             }
-            if isLast && lineNumber > 1 {
-                result.tornTail = damage(failure)
-                break
+            if isFinal && !tail.isEmpty {
+                lineNumber += 1
+                let start = (lines.last?.end ?? result.goodLength)
+                result.tornTail = JournalDamage(line: lineNumber, offset: start, reason: "the last line is cut short (no newline): a write interrupted by a crash")
             }
-            try onEvent(.damage(damage(failure)))
-            // The damaged line held one batch: the next one should follow it.
-            if lineNumber > 1 { result.lastSequence += 1 }
-            lineStart = lineEnd + 1
         }
-        return result
+
+        private mutating func fail(_ damage: JournalDamage, isLast: Bool, onEvent: (Event) throws -> Void) throws {
+            if isLast {
+                result.tornTail = damage
+                return
+            }
+            try onEvent(.damage(damage))
+            // The damaged line held one batch: the next one should follow it.
+            if damage.line > 1 { result.lastSequence += 1 }
+        }
+
+        func result(length: Int) -> Result {
+            var result = result
+            result.length = length
+            return result
+        }
     }
 
-    private static func decodeBatchLine(
-        _ line: UnsafeRawBufferPointer,
-        lineNumber: Int,
-        decodeBatch: Decoder?,
-        strings: StringCache
-    ) throws -> (Int, [BookmarkChange]) {
-        if let decodeBatch {
-            var reader = JSONReader(line)
-            var sequence: Int?
-            try reader.readObject { reader, key in
-                if key.equals("seq") { sequence = try reader.readInt() } else { try reader.skipValue() }
-            }
-            guard let sequence else { throw JSONReadError(offset: 0, message: "the batch has no seq") }
-            return (sequence, try decodeBatch(line, lineNumber))
-        }
-        guard case .batch(let sequence, let changes) = try JournalCodec.decodeVerifiedLine(line, strings: strings) else {
-            throw JSONReadError(offset: 0, message: "a second header in the middle of the journal")
-        }
-        return (sequence, changes)
+    /// A decode that stopped the scan, with the line it happened on.
+    struct ScanFailure: Error {
+        var line: Int
+        var underlying: any Error
     }
 
     private static func hex(_ value: UInt32) -> String {
@@ -120,13 +218,5 @@ struct JournalScanner {
               let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
         return base.distance(to: UnsafeRawPointer(found))
     }
-
-    private static func lastIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
-        var index = bytes.count - 1
-        while index >= 0 {
-            if bytes[index] == byte { return index }
-            index -= 1
-        }
-        return nil
-    }
 }
+

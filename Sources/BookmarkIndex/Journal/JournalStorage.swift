@@ -202,29 +202,28 @@ public final class JournalStorage: BookmarkStorage {
     /// lock: safe on a store another process has open.
     public static func verify(directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem()) throws -> JournalHealthReport {
         let path = directory.path + "/" + journalFileName
-        guard let bytes = try fileSystem.contents(atPath: path) else {
-            throw BookmarkIndexError(.io, "There is no journal at \(path).")
-        }
         var report = JournalHealthReport(
-            path: path, batches: 0, bytes: bytes.count,
+            path: path, batches: 0, bytes: 0,
             livePublicBookmarks: 0, livePrivateBookmarks: 0, damage: []
         )
         var state = BookmarkIndexState()
-        let result = try bytes.withUnsafeBytes { bytes in
-            try JournalScanner.scan(bytes) { event in
-                switch event {
-                case .header(let header):
-                    report.schemaVersion = header.schemaVersion
-                    report.created = header.created
-                    report.lastCompaction = header.compacted
-                case .batch(_, let changes, _, _):
-                    report.batches += 1
-                    state.apply(changes)
-                case .damage(let damage):
-                    report.damage.append(damage)
-                }
+        let scanned = try JournalScanner.scan(path: path, fileSystem: fileSystem) { event in
+            switch event {
+            case .header(let header):
+                report.schemaVersion = header.schemaVersion
+                report.created = header.created
+                report.lastCompaction = header.compacted
+            case .batch(_, let changes, _, _):
+                report.batches += 1
+                state.apply(changes)
+            case .damage(let damage):
+                report.damage.append(damage)
             }
         }
+        guard let result = scanned else {
+            throw BookmarkIndexError(.io, "There is no journal at \(path).")
+        }
+        report.bytes = result.length
         if result.header == nil, report.damage.first?.line != 1 {
             report.damage.insert(JournalDamage(line: 1, offset: 0, reason: "the header is missing or cut short"), at: 0)
         }
@@ -257,11 +256,11 @@ public final class JournalStorage: BookmarkStorage {
             recovery.removedTemporaryFile = true
         }
 
-        let bytes = try fileSystem.contents(atPath: journalPath) ?? []
-        if bytes.isEmpty || (bytes.firstIndex(of: 0x0A) == nil) {
+        let head = try readHead(journalPath, fileSystem: fileSystem)
+        guard let headerLine = head.firstLine else {
             // No journal yet, or one whose header never finished: start a fresh one.
-            if !bytes.isEmpty {
-                recovery.truncatedTail = .init(line: 1, offset: 0, bytes: bytes.count, reason: "the header is cut short (no newline)")
+            if head.length > 0 {
+                recovery.truncatedTail = .init(line: 1, offset: 0, bytes: head.length, reason: "the header is cut short (no newline)")
             }
             let state = BookmarkIndexState()
             let written = try writeJournal(state, compacted: nil, directory: directory, options: options)
@@ -269,7 +268,7 @@ public final class JournalStorage: BookmarkStorage {
         }
 
         let plan = options.migrations
-        let headerVersion = try readHeaderVersion(bytes, path: journalPath)
+        let headerVersion = try readHeaderVersion(headerLine, path: journalPath)
         if headerVersion > plan.currentVersion {
             throw BookmarkIndexError(
                 .newerSchema,
@@ -279,8 +278,12 @@ public final class JournalStorage: BookmarkStorage {
         let migrating = headerVersion < plan.currentVersion
         var state = BookmarkIndexState()
         var damage: [JournalDamage] = []
-        let result = try bytes.withUnsafeBytes { bytes in
-            try JournalScanner.scan(bytes, decodeBatch: migrating ? migrator(plan: plan, from: headerVersion, path: journalPath) : nil) { event in
+        let scanned: JournalScanner.Result?
+        do {
+            scanned = try JournalScanner.scan(
+                path: journalPath, fileSystem: fileSystem,
+                decodeBatch: migrating ? try migrator(plan: plan, from: headerVersion, path: journalPath) : nil
+            ) { event in
                 switch event {
                 case .header:
                     break
@@ -296,6 +299,11 @@ public final class JournalStorage: BookmarkStorage {
                     damage.append(found)
                 }
             }
+        } catch let failure as JournalScanner.ScanFailure {
+            throw migrationError(failure, plan: plan, path: journalPath)
+        }
+        guard let result = scanned else {
+            throw BookmarkIndexError(.io, "The journal \(journalPath) disappeared while it was being opened.")
         }
 
         if migrating || !damage.isEmpty {
@@ -307,7 +315,7 @@ public final class JournalStorage: BookmarkStorage {
             }
             if migrating { recovery.migratedFromVersion = headerVersion }
             if let tail = result.tornTail {
-                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: bytes.count - tail.offset, reason: tail.reason)
+                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
             }
             let written = try writeJournal(state, compacted: options.now(), directory: directory, options: options)
             return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: state, recovery: recovery)
@@ -318,7 +326,7 @@ public final class JournalStorage: BookmarkStorage {
             if let tail = result.tornTail {
                 try fileSystem.truncate(file, toLength: result.goodLength)
                 try fileSystem.synchronize(file)
-                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: bytes.count - result.goodLength, reason: tail.reason)
+                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - result.goodLength, reason: tail.reason)
             }
         } catch {
             try? fileSystem.close(file)
@@ -327,12 +335,26 @@ public final class JournalStorage: BookmarkStorage {
         return Opened(file: file, length: result.goodLength, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
     }
 
+    /// The first line of the journal (without its newline), and the file's length when it has
+    /// no complete first line; `firstLine` is `nil` when there is no file, an empty one, or one
+    /// cut short before the header's newline.
+    private static func readHead(_ path: String, fileSystem: any JournalFileSystem) throws -> (firstLine: [UInt8]?, length: Int) {
+        guard let file = try fileSystem.openForReading(atPath: path) else { return (nil, 0) }
+        defer { try? fileSystem.close(file) }
+        var head: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = try block.withUnsafeMutableBytes { try fileSystem.read(file, into: $0) }
+            if count == 0 { return (nil, head.count) }
+            head.append(contentsOf: block[..<count])
+            if let newline = head.firstIndex(of: 0x0A) { return (Array(head[..<newline]), head.count) }
+        }
+    }
+
     /// The schema version in the header, read before anything else so that a newer file is
     /// refused before it could be touched.
-    private static func readHeaderVersion(_ bytes: [UInt8], path: String) throws -> Int {
-        let end = bytes.firstIndex(of: 0x0A)!
-        return try bytes.withUnsafeBytes { bytes in
-            let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
+    private static func readHeaderVersion(_ line: [UInt8], path: String) throws -> Int {
+        try line.withUnsafeBytes { line in
             do {
                 try JournalCodec.verifyChecksum(line)
                 guard case .header(let header) = try JournalCodec.decodeVerifiedLine(line) else {
@@ -348,6 +370,33 @@ public final class JournalStorage: BookmarkStorage {
         }
     }
 
+    /// What a migration step, or a record after the steps, failed with.
+    private struct MigrationFailure: Error {
+        /// The version the failing step reads; `nil` when the migrated record did not decode.
+        var step: Int?
+        /// The 1-based index of the change in its batch.
+        var change: Int
+        var underlying: any Error
+    }
+
+    private static func migrationError(_ failure: JournalScanner.ScanFailure, plan: JournalMigrationPlan, path: String) -> BookmarkIndexError {
+        guard let migration = failure.underlying as? MigrationFailure else {
+            return BookmarkIndexError(.io, "Reading \(path) failed at line \(failure.line).", underlying: failure.underlying)
+        }
+        if let step = migration.step {
+            return BookmarkIndexError(
+                .migrationFailed,
+                "Migrating \(path) from schema version \(step) to \(step + 1) failed at line \(failure.line), change \(migration.change): \(migration.underlying). The journal was left as it was; reset the store and sync again.",
+                underlying: migration.underlying
+            )
+        }
+        return BookmarkIndexError(
+            .migrationFailed,
+            "After migrating \(path) to schema version \(plan.currentVersion), line \(failure.line), change \(migration.change) is not a valid record: \(migration.underlying). The journal was left as it was.",
+            underlying: migration.underlying
+        )
+    }
+
     /// A batch decoder that passes every change record through the plan's steps.
     private static func migrator(plan: JournalMigrationPlan, from version: Int, path: String) throws -> JournalScanner.Decoder {
         var steps: [JournalMigrationPlan.Step] = []
@@ -360,7 +409,7 @@ public final class JournalStorage: BookmarkStorage {
             }
             steps.append(step)
         }
-        return { line, lineNumber in
+        return { [steps] line in
             var reader = JSONReader(line)
             guard case .object(let members) = try JournalValue.read(&reader),
                   case .array(let records) = members["changes"] ?? .null else {
@@ -373,11 +422,7 @@ public final class JournalStorage: BookmarkStorage {
                     do {
                         try step.transform(&record)
                     } catch {
-                        throw BookmarkIndexError(
-                            .migrationFailed,
-                            "Migrating \(path) from schema version \(step.from) to \(step.from + 1) failed at line \(lineNumber), change \(index + 1): \(error). The journal was left as it was; reset the store and sync again.",
-                            underlying: error
-                        )
+                        throw MigrationFailure(step: step.from, change: index + 1, underlying: error)
                     }
                 }
                 var writer = JSONWriter()
@@ -388,10 +433,7 @@ public final class JournalStorage: BookmarkStorage {
                         return try JournalCodec.decodeChange(&reader)
                     })
                 } catch {
-                    throw BookmarkIndexError(
-                        .migrationFailed,
-                        "After migrating \(path) to schema version \(plan.currentVersion), line \(lineNumber), change \(index + 1) is not a valid record: \(error). The journal was left as it was."
-                    )
+                    throw MigrationFailure(step: nil, change: index + 1, underlying: error)
                 }
             }
             return changes

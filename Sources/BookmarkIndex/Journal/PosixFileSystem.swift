@@ -25,29 +25,21 @@ public struct PosixFileSystem: JournalFileSystem {
         access(path, F_OK) == 0
     }
 
-    public func contents(atPath path: String) throws -> [UInt8]? {
+    public func openForReading(atPath path: String) throws -> JournalFileHandle? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             if errno == ENOENT { return nil }
             throw failure("open", path)
         }
-        defer { _ = posixClose(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure("stat", path) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("read", path)
-            }
-            if count == 0 { break }
-            filled += count
+        return JournalFileHandle(descriptor: descriptor, path: path)
+    }
+
+    public func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            let count = posixRead(file.descriptor, buffer.baseAddress!, buffer.count)
+            if count >= 0 { return count }
+            if errno != EINTR { throw failure("read", file.path) }
         }
-        // The file may have shrunk between fstat and read.
-        bytes.removeLast(bytes.count - filled)
-        return bytes
     }
 
     public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
@@ -123,3 +115,4 @@ public struct PosixFileSystem: JournalFileSystem {
 private func posixClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
 private func posixRename(_ source: String, _ destination: String) -> Int32 { rename(source, destination) }
+private func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, buffer, count) }
