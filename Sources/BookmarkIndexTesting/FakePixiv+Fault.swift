@@ -79,7 +79,8 @@ extension FakePixiv {
         /// Waits `duration` on the fake's `sleep`, then answers normally.
         public static func delay(_ duration: Duration) -> Fault { Fault(kind: .delay(duration)) }
 
-        /// No response at all: in process the transport throws; over HTTP the connection closes.
+        /// No complete response: in process the transport throws; over HTTP the connection
+        /// closes in the middle of the response.
         public static let dropConnection = Fault(kind: .drop)
 
         /// The request's access token has just expired: it is revoked and the request answered

@@ -158,7 +158,12 @@ public final class LoopbackServer: Sendable {
                     return
                 }
                 let request = HTTPRequest(method: parsed.method, url: url, headers: parsed.headers, body: parsed.body.isEmpty ? nil : parsed.body)
-                guard case .response(let response) = runBlocking(request) else { return }
+                guard case .response(let response) = runBlocking(request) else {
+                    // Drop mid-response: a client cannot mistake this for a stale keep-alive
+                    // connection and silently resend the request.
+                    _ = Socket.send(Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"ill".utf8), to: connection)
+                    return
+                }
                 guard Socket.send(Self.encode(response, keepAlive: parsed.keepAlive), to: connection), parsed.keepAlive else { return }
             }
         }
