@@ -14,7 +14,8 @@ import Darwin
 /// It listens on an ephemeral port (see ``baseURL``), keeps connections alive, serves many
 /// connections at once (a thread per connection), reads `Content-Length` and chunked bodies,
 /// answers malformed requests with 400 and oversized ones with 413 (431 for headers) and stays
-/// up. ``stop()`` closes the listening socket and every connection and waits for their threads.
+/// up. ``stop()`` closes the listening socket at once and every connection as soon as the
+/// request it is answering (if any) is answered.
 ///
 /// Point `PixivClient.Configuration.local(server.baseURL)` at it: the API and the OAuth token
 /// endpoint (`/auth/token`) are both served. Thread-safe. Call ``stop()`` when done: the
@@ -29,8 +30,10 @@ public final class LoopbackServer: Sendable {
     private let listener: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private let threads = DispatchGroup()
-    private let stopped = Mutex(false)
+    private let acceptThread = DispatchGroup()
+    /// Whether ``stop()`` was called, and how many of the server's threads are still running:
+    /// the last one out closes the wake-up pipe, which every thread polls.
+    private let lifecycle = Mutex((stopped: false, threads: 0))
     private let limits: (header: Int, body: Int)
 
     /// Starts serving `pixiv` on an ephemeral port of 127.0.0.1.
@@ -82,27 +85,44 @@ public final class LoopbackServer: Sendable {
         wakeWrite = pipeEnds[1]
         port = UInt16(bigEndian: address.sin_port)
         baseURL = URL(string: "http://127.0.0.1:\(port)/")!
-        threads.enter()
+        acceptThread.enter()
+        lifecycle.withLock { $0.threads += 1 }
         Thread.detachNewThread { [self] in
             acceptLoop()
-            threads.leave()
+            threadExited()
+            acceptThread.leave()
         }
     }
 
-    /// Stops: closes the listening socket and every connection, then waits for the server's
-    /// threads to finish (a request being answered is finished first). Idempotent.
+    /// Stops: when it returns the listening socket is closed (new connections are refused);
+    /// idle connections close at once, and a connection answering a request closes once the
+    /// answer is sent. Idempotent.
+    ///
+    /// It never waits for a request handler, so it is safe to call from any task, even while a
+    /// scripted delay is pending on a test clock.
     public func stop() {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
+        let first = lifecycle.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
         }
         guard first else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
-        threads.wait()
-        close(wakeRead)
-        close(wakeWrite)
+        acceptThread.wait()
     }
+
+    private func threadExited() {
+        let last = lifecycle.withLock { state in
+            state.threads -= 1
+            return state.threads == 0
+        }
+        if last {
+            close(wakeRead)
+            close(wakeWrite)
+        }
+    }
+
+    private var isStopped: Bool { lifecycle.withLock { $0.stopped } }
 
     // MARK: Threads
 
@@ -115,11 +135,11 @@ public final class LoopbackServer: Sendable {
                 return
             }
             Socket.configure(connection)
-            threads.enter()
+            lifecycle.withLock { $0.threads += 1 }
             Thread.detachNewThread { [self] in
                 serve(connection)
                 close(connection)
-                threads.leave()
+                threadExited()
             }
         }
     }
@@ -164,7 +184,8 @@ public final class LoopbackServer: Sendable {
                     _ = Socket.send(Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"ill".utf8), to: connection)
                     return
                 }
-                guard Socket.send(Self.encode(response, keepAlive: parsed.keepAlive), to: connection), parsed.keepAlive else { return }
+                let keepAlive = parsed.keepAlive && !isStopped
+                guard Socket.send(Self.encode(response, keepAlive: keepAlive), to: connection), keepAlive else { return }
             }
         }
     }
