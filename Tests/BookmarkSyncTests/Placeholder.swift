@@ -1,1 +1,0 @@
-// Tests for BookmarkSync arrive with the issue that builds the module.
