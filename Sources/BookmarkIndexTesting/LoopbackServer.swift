@@ -241,6 +241,7 @@ public struct LoopbackServerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name, for logs.
         public var description: String { name }
 
         /// A socket call failed.
@@ -260,6 +261,7 @@ public struct LoopbackServerError: Error, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
+    /// The code, the message and the system's text for `errno`.
     public var description: String { "\(code): \(message) (errno \(errno): \(String(cString: strerror(errno))))" }
 }
 

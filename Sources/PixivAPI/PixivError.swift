@@ -10,6 +10,7 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name, for logs.
         public var description: String { name }
 
         /// Pixiv is rate-limiting the account: HTTP 429, or a `"Rate Limit"` message under any
@@ -76,6 +77,7 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
         code == .rateLimited || code == .server || code == .transport
     }
 
+    /// The code, message, status, wait and cause; never a token.
     public var description: String {
         var text = "\(code): \(message)"
         if let status { text += " [HTTP \(status)]" }

@@ -32,5 +32,6 @@ public struct StaticAccessToken: AccessTokenProvider, CustomStringConvertible {
     /// Does nothing: a static token cannot be replaced.
     public func invalidate(_ token: String) async {}
 
+    /// A description that never reveals the token.
     public var description: String { "StaticAccessToken(<redacted>)" }
 }

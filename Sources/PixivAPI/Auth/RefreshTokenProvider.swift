@@ -61,6 +61,7 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     /// How many refresh requests have completed successfully.
     public var refreshCount: Int { refreshes }
 
+    /// A description that never reveals a token or the client secret.
     nonisolated public var description: String { "RefreshTokenProvider(<redacted>)" }
 
     /// A valid access token, refreshing first when there is none or it is about to expire.

@@ -10,22 +10,31 @@ import Foundation
 public struct PixivIllust: Sendable, Hashable, Decodable {
     /// Pixiv's illust ID.
     public var id: Int
+    /// The title; empty for hidden and deleted works.
     public var title: String
     /// `"illust"`, `"manga"` or `"ugoira"` (or a kind Pixiv adds later).
     public var type: String
+    /// The work's sized image URLs; placeholders for hidden and deleted works.
     public var imageURLs: PixivImageURLs
     /// The artist's caption (HTML).
     public var caption: String
     /// Pixiv's `restrict` of the work itself (0 public).
     public var restrict: Int
+    /// The artist.
     public var user: PixivUser
+    /// The artwork's tags, in Pixiv's order; empty for hidden and deleted works.
     public var tags: [PixivTag]
+    /// The drawing tools the artist listed.
     public var tools: [String]
     /// Pixiv's `create_date` as sent, for example `"2024-05-01T12:34:56+09:00"`.
     public var createDateText: String
+    /// How many pages the work has.
     public var pageCount: Int
+    /// The first page's width in pixels (0 for hidden and deleted works).
     public var width: Int
+    /// The first page's height in pixels (0 for hidden and deleted works).
     public var height: Int
+    /// Pixiv's sanity level (2 all ages … 6 R-18).
     public var sanityLevel: Int
     /// 0 all ages, 1 R-18, 2 R-18G.
     public var xRestrict: Int
@@ -35,14 +44,19 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
     public var originalImageURL: String?
     /// The pages of a multi-page work; empty for single-page works.
     public var metaPages: [PixivMetaPage]
+    /// How many times the work was viewed.
     public var totalView: Int
+    /// How many users have bookmarked the work.
     public var totalBookmarks: Int
+    /// Whether the signed-in user has bookmarked it.
     public var isBookmarked: Bool
     /// `false` for works hidden or deleted after they were bookmarked.
     public var isVisible: Bool
+    /// Whether the signed-in user muted the work or its artist.
     public var isMuted: Bool
     /// 0 unknown, 1 not AI-generated, 2 AI-generated.
     public var illustAIType: Int
+    /// How many comments the work has, when sent.
     public var totalComments: Int?
 
     /// `create_date` parsed; `nil` when Pixiv sent something unparsable.
@@ -144,6 +158,7 @@ public struct PixivImageURLs: Sendable, Hashable, Decodable {
 
 /// One page of a multi-page work.
 public struct PixivMetaPage: Sendable, Hashable, Decodable {
+    /// The page's sized image URLs, original included.
     public var imageURLs: PixivImageURLs
 
     private enum CodingKeys: String, CodingKey { case imageURLs = "image_urls" }
@@ -151,7 +166,9 @@ public struct PixivMetaPage: Sendable, Hashable, Decodable {
 
 /// A Pixiv user as embedded in a work or a user detail.
 public struct PixivUser: Sendable, Hashable, Decodable {
+    /// The user's ID.
     public var id: Int
+    /// The user's display name (empty for the artist of a hidden or deleted work).
     public var name: String
     /// The user's account (login) name.
     public var account: String
@@ -191,7 +208,9 @@ public struct PixivUser: Sendable, Hashable, Decodable {
 /// An artwork tag: its name and, when Pixiv has one for the request's `Accept-Language`, its
 /// translation (`translated_name` is often `null`).
 public struct PixivTag: Sendable, Hashable, Decodable {
+    /// The tag as the artist wrote it.
     public var name: String
+    /// Pixiv's translation for the request's `Accept-Language`; `nil` when there is none.
     public var translatedName: String?
 
     /// Creates a tag.
@@ -205,6 +224,8 @@ public struct PixivTag: Sendable, Hashable, Decodable {
 
 /// The series a work belongs to.
 public struct PixivSeries: Sendable, Hashable, Decodable {
+    /// The series' ID.
     public var id: Int
+    /// The series' title.
     public var title: String
 }

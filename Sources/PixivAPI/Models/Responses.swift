@@ -43,6 +43,7 @@ public struct BookmarkDetail: Sendable, Hashable, Decodable {
 
     /// A candidate bookmark tag.
     public struct Tag: Sendable, Hashable, Decodable {
+        /// The tag.
         public var name: String
         /// Whether the tag is attached to this bookmark.
         public var isRegistered: Bool
@@ -65,7 +66,9 @@ public struct BookmarkDetail: Sendable, Hashable, Decodable {
 public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
     /// A bookmark tag and its use count.
     public struct Tag: Sendable, Hashable, Decodable {
+        /// The tag.
         public var name: String
+        /// How many bookmarks carry it.
         public var count: Int
     }
 
@@ -95,8 +98,11 @@ public struct UserDetail: Sendable, Hashable, Decodable {
     public struct Profile: Sendable, Hashable, Decodable {
         /// How many public illust bookmarks the user has (Pixiv does not publish the private count).
         public var totalIllustBookmarksPublic: Int
+        /// How many illusts the user has posted.
         public var totalIllusts: Int
+        /// How many manga the user has posted.
         public var totalManga: Int
+        /// How many users the user follows.
         public var totalFollowUsers: Int
 
         private enum CodingKeys: String, CodingKey {

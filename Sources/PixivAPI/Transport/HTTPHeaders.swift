@@ -36,10 +36,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.makeIterator()
     }
 
+    /// Equal when the same fields appear in the same order, names compared ignoring case.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name.lowercased() == $1.name.lowercased() && $0.value == $1.value }
     }
 
+    /// Hashes consistently with `==` (names lowercased).
     public func hash(into hasher: inout Hasher) {
         for field in fields {
             hasher.combine(field.name.lowercased())
