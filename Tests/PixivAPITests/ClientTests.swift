@@ -282,6 +282,27 @@ import Testing
         await #expect(throws: PixivError.self) { try await harness.client.bookmarkDetail(illustID: works[1].id) }
     }
 
+    @Test(arguments: Wire.allCases)
+    func tokenEndpointFailuresKeepTheirOwnCodes(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP)
+        defer { harness.stop() }
+        harness.pixiv.enqueue(.serverError(status: 503), for: .token)
+        harness.pixiv.enqueue(.tooManyRequests(retryAfter: "30"), for: .token)
+        var codes: [PixivError.Code] = []
+        for _ in 0..<2 {
+            do {
+                _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+            } catch let error as PixivError {
+                codes.append(error.code)
+                if error.code == .rateLimited { #expect(error.retryAfter == .seconds(30)) }
+            }
+        }
+        #expect(codes == [.server, .rateLimited])
+        // The provider is not stuck: the next call refreshes and succeeds.
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(harness.pixiv.tokenRefreshCount == 1)
+    }
+
     @Test func aDelayFaultWaitsOnTheInjectedSleep() async throws {
         let recorder = SleepRecorder()
         let harness = try Harness(overHTTP: false, public: Self.generator.illusts(count: 2, seed: 8), sleep: recorder)

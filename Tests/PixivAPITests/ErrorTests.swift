@@ -79,6 +79,16 @@ import Testing
         #expect(headers["Content-Type"] == nil)
     }
 
+    @Test func subSecondTimeoutsSurviveFoundationNetworking() {
+        #if canImport(FoundationNetworking)
+        #expect(URLSessionTransport.sessionTimeout(.milliseconds(300)) == 1)
+        #expect(URLSessionTransport.sessionTimeout(.milliseconds(1_500)) == 2)
+        #else
+        #expect(URLSessionTransport.sessionTimeout(.milliseconds(300)) == 0.3)
+        #endif
+        #expect(URLSessionTransport.sessionTimeout(.seconds(30)) == 30)
+    }
+
     @Test func formEncodingKeepsReservedCharacters() {
         #expect(FormEncoding.encode([("tags[]", "C++ & 猫=cat")]) == "tags%5B%5D=C%2B%2B%20%26%20%E7%8C%AB%3Dcat")
     }

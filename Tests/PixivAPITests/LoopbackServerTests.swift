@@ -151,6 +151,31 @@ import Darwin
     }
 }
 
+extension LoopbackServerTests {
+    @Test func aRequestThatOutlivesItsTimeoutIsATransportError() async throws {
+        let gate = Gate()
+        let pixiv = FakePixiv(userID: 1, sleep: { _ in await gate.arriveAndWait() })
+        let server = try LoopbackServer(serving: pixiv)
+        defer {
+            gate.open()
+            server.stop()
+        }
+        let client = PixivClient(
+            configuration: .local(server.baseURL, timeout: .milliseconds(300)), // 1 s on Linux: see URLSessionTransport
+            transport: URLSessionTransport(),
+            tokens: StaticAccessToken(pixiv.issueAccessToken())
+        )
+        pixiv.enqueue(.delay(.seconds(60)))
+        do {
+            _ = try await client.userBookmarks(userID: 1, restrict: .public)
+            Issue.record("expected a timeout")
+        } catch let error as PixivError {
+            #expect(error.code == .transport)
+            #expect(error.isRetryable)
+        }
+    }
+}
+
 /// A one-shot rendezvous between the fake's sleep and the test.
 private final class Gate: Sendable {
     private let arrived = AsyncStream<Void>.makeStream()

@@ -6,7 +6,8 @@ import FoundationNetworking
 
 /// The real ``HTTPTransport``: sends requests with `URLSession` (FoundationNetworking on Linux).
 ///
-/// Each request carries its own timeout (``HTTPRequest/timeout``); cancelling the calling task
+/// Each request carries its own timeout (``HTTPRequest/timeout``; on Linux rounded up to whole
+/// seconds, because FoundationNetworking truncates it); cancelling the calling task
 /// cancels the request and throws `CancellationError`. Redirects are followed as `URLSession`
 /// follows them. Safe to share between tasks.
 public struct URLSessionTransport: HTTPTransport {
@@ -26,7 +27,7 @@ public struct URLSessionTransport: HTTPTransport {
         try Task.checkCancellation()
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
-        urlRequest.timeoutInterval = request.timeout.timeInterval
+        urlRequest.timeoutInterval = Self.sessionTimeout(request.timeout)
         urlRequest.httpBody = request.body
         for field in request.headers {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
@@ -53,6 +54,18 @@ public struct URLSessionTransport: HTTPTransport {
             box.cancel()
         }
         return response
+    }
+
+    /// The `timeoutInterval` to give `URLRequest` for `timeout`.
+    ///
+    /// FoundationNetworking (Linux) truncates the interval to whole seconds, so a sub-second
+    /// timeout would fire at once; there it is rounded up to whole seconds, at least one.
+    static func sessionTimeout(_ timeout: Duration) -> TimeInterval {
+        #if canImport(FoundationNetworking)
+        return max(1, timeout.timeInterval.rounded(.up))
+        #else
+        return timeout.timeInterval
+        #endif
     }
 }
 
