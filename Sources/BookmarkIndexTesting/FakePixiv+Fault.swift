@@ -1,0 +1,130 @@
+import Foundation
+import PixivAPI
+
+extension FakePixiv {
+    /// The endpoints the fake serves, for aiming faults and reading the request log.
+    public enum Endpoint: String, Sendable, Hashable, CaseIterable {
+        /// `GET /v1/user/bookmarks/illust`
+        case bookmarks
+        /// `GET /v1/user/bookmark-tags/illust`
+        case bookmarkTags
+        /// `GET /v2/illust/bookmark/detail`
+        case bookmarkDetail
+        /// `POST /v2/illust/bookmark/add`
+        case addBookmark
+        /// `POST /v1/illust/bookmark/delete`
+        case deleteBookmark
+        /// `GET /v1/user/detail`
+        case userDetail
+        /// `POST /auth/token`, the OAuth endpoint.
+        case token
+        /// Any path the fake does not serve (answered 404).
+        case unknown
+
+        init(method: String, path: String) {
+            let path = path.hasSuffix("/") ? String(path.dropLast()) : path
+            switch (method, path) {
+            case ("GET", "/v1/user/bookmarks/illust"): self = .bookmarks
+            case ("GET", "/v1/user/bookmark-tags/illust"): self = .bookmarkTags
+            case ("GET", "/v2/illust/bookmark/detail"): self = .bookmarkDetail
+            case ("POST", "/v2/illust/bookmark/add"): self = .addBookmark
+            case ("POST", "/v1/illust/bookmark/delete"): self = .deleteBookmark
+            case ("GET", "/v1/user/detail"): self = .userDetail
+            case ("POST", "/auth/token"): self = .token
+            default: self = .unknown
+            }
+        }
+    }
+
+    /// A scripted failure for one upcoming request; queue it with ``FakePixiv/enqueue(_:for:count:)``.
+    public struct Fault: Sendable, Hashable {
+        enum Kind: Sendable, Hashable {
+            case respond(status: Int, headers: HTTPHeaders, body: Data)
+            case truncate
+            case delay(Duration)
+            case drop
+            case expireToken
+        }
+
+        let kind: Kind
+
+        /// HTTP 429, with a `Retry-After` header when `retryAfter` is given (seconds such as
+        /// `"3"` or an HTTP-date).
+        public static func tooManyRequests(retryAfter: String? = nil) -> Fault {
+            var headers: HTTPHeaders = ["Content-Type": "application/json"]
+            if let retryAfter { headers["Retry-After"] = retryAfter }
+            return Fault(kind: .respond(status: 429, headers: headers, body: PixivBodies.error(message: "Rate Limit")))
+        }
+
+        /// Pixiv's other way of rate limiting: `status` (403 or 400) with `"Rate Limit"` as the
+        /// error message.
+        public static func rateLimitMessage(status: Int = 403) -> Fault {
+            Fault(kind: .respond(status: status, headers: ["Content-Type": "application/json"], body: PixivBodies.error(message: "Rate Limit")))
+        }
+
+        /// A server failure with `status` (5xx) and an HTML body, as Pixiv's front end sends.
+        public static func serverError(status: Int = 500) -> Fault {
+            Fault(kind: .respond(status: status, headers: ["Content-Type": "text/html"], body: Data("<html><body><h1>\(status) Internal Server Error</h1></body></html>".utf8)))
+        }
+
+        /// A 200 response whose body is not valid JSON.
+        public static let malformedJSON = Fault(kind: .respond(
+            status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"illusts": [,], "next_url": nul"#.utf8)
+        ))
+
+        /// The normal response with its body cut in half (the status and `Content-Length` match
+        /// the cut body).
+        public static let truncatedBody = Fault(kind: .truncate)
+
+        /// Waits `duration` on the fake's `sleep`, then answers normally.
+        public static func delay(_ duration: Duration) -> Fault { Fault(kind: .delay(duration)) }
+
+        /// No complete response: in process the transport throws; over HTTP the connection
+        /// closes in the middle of the response.
+        public static let dropConnection = Fault(kind: .drop)
+
+        /// The request's access token has just expired: it is revoked and the request answered
+        /// with Pixiv's OAuth 400 (`invalid_grant`), so the client must refresh.
+        public static let accessTokenExpired = Fault(kind: .expireToken)
+
+        /// Any response: `status`, `body`, `headers`.
+        public static func response(status: Int, body: Data, headers: HTTPHeaders = ["Content-Type": "application/json"]) -> Fault {
+            Fault(kind: .respond(status: status, headers: headers, body: body))
+        }
+    }
+
+    /// One request the fake received.
+    public struct LoggedRequest: Sendable, Hashable {
+        /// When it arrived, by the fake's `now`.
+        public var timestamp: Date
+        /// Which endpoint it addressed.
+        public var endpoint: Endpoint
+        /// `GET` or `POST`.
+        public var method: String
+        /// The URL path, for example `/v1/user/bookmarks/illust`.
+        public var path: String
+        /// The URL's query items, decoded (first value per name).
+        public var query: [String: String]
+        /// The form fields of a POST, decoded (first value per name); empty for the token
+        /// endpoint, whose form carries secrets.
+        public var form: [String: String]
+        /// The status answered; `nil` when the connection was dropped.
+        public var status: Int?
+    }
+}
+
+/// Pixiv's JSON bodies for errors.
+enum PixivBodies {
+    static func error(message: String, userMessage: String = "", reason: String = "") -> Data {
+        json(["error": ["user_message": userMessage, "message": message, "reason": reason, "user_message_details": [String: String]()]])
+    }
+
+    static let oauthRejected = error(message: "Error occurred at the OAuth process. Please check your Access Token to fix this. Error Message: invalid_grant")
+
+    static let invalidGrant = json(["has_error": true, "errors": ["system": ["message": "invalid_grant", "code": 1508]]])
+
+    static func json(_ object: Any) -> Data {
+        // Every object built here is made of JSON types, so serialization cannot fail.
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    }
+}

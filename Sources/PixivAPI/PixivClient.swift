@@ -1,0 +1,203 @@
+import Foundation
+
+/// A client of Pixiv's app API for a user's illust bookmarks.
+///
+/// A `Sendable` value: share one between tasks. Every method sends one request (two when the
+/// access token was rejected: it is refreshed and the request retried once) and throws
+/// ``PixivError`` when it fails; cancelling the calling task cancels the request and throws
+/// `CancellationError`. The client never retries on its own otherwise: pacing and backoff are
+/// the caller's (see ``PixivError/isRetryable`` and ``PixivError/retryAfter``).
+public struct PixivClient: Sendable {
+    /// Where the API lives and which app headers to send.
+    public struct Configuration: Sendable, Hashable {
+        /// The API's base URL, for example `https://app-api.pixiv.net/`.
+        public var baseURL: URL
+        /// The OAuth token endpoint, for example `https://oauth.secure.pixiv.net/auth/token`.
+        public var tokenURL: URL
+        /// Headers sent with every request, as Pixiv's apps send them: `User-Agent`, `App-OS`,
+        /// `App-OS-Version`, `App-Version`, and `Accept-Language`, which decides the language of
+        /// tags' `translated_name`.
+        public var appHeaders: HTTPHeaders
+        /// How long one request may take.
+        public var timeout: Duration
+
+        /// Creates a configuration; the defaults are Pixiv's production hosts and the iOS app's
+        /// headers.
+        public init(
+            baseURL: URL = URL(string: "https://app-api.pixiv.net/")!,
+            tokenURL: URL = URL(string: "https://oauth.secure.pixiv.net/auth/token")!,
+            userAgent: String = "PixivIOSApp/7.13.3 (iOS 16.0; iPhone13,2)",
+            appOS: String = "ios",
+            appOSVersion: String = "16.0",
+            appVersion: String = "7.13.3",
+            acceptLanguage: String = "en-US",
+            timeout: Duration = .seconds(30)
+        ) {
+            self.baseURL = baseURL
+            self.tokenURL = tokenURL
+            self.appHeaders = [
+                "User-Agent": userAgent,
+                "App-OS": appOS,
+                "App-OS-Version": appOSVersion,
+                "App-Version": appVersion,
+                "Accept-Language": acceptLanguage,
+            ]
+            self.timeout = timeout
+        }
+
+        /// A configuration whose API and token endpoint both live under `baseURL` (the token
+        /// endpoint at `auth/token`), as the project's loopback Pixiv serves them.
+        public static func local(_ baseURL: URL, timeout: Duration = .seconds(30)) -> Configuration {
+            Configuration(baseURL: baseURL, tokenURL: baseURL.appendingPathComponent("auth/token"), timeout: timeout)
+        }
+    }
+
+    /// The configuration the client was created with.
+    public let configuration: Configuration
+    private let transport: any HTTPTransport
+    private let tokens: any AccessTokenProvider
+    private let now: @Sendable () -> Date
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - configuration: hosts, headers and timeout.
+    ///   - transport: how requests travel (``URLSessionTransport`` for the real network).
+    ///   - tokens: where access tokens come from.
+    ///   - now: the clock against which an HTTP-date `Retry-After` is turned into a delay.
+    public init(
+        configuration: Configuration = Configuration(),
+        transport: any HTTPTransport = URLSessionTransport(),
+        tokens: any AccessTokenProvider,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.tokens = tokens
+        self.now = now
+    }
+
+    // MARK: Bookmarks
+
+    /// The first page of a user's illust bookmarks in one list, newest bookmark first (30 per
+    /// page). `tag` narrows to bookmarks carrying that bookmark tag of the user's.
+    public func userBookmarks(userID: Int, restrict: BookmarkRestrict, tag: String? = nil) async throws -> BookmarksPage {
+        var query = [("user_id", String(userID)), ("restrict", restrict.rawValue)]
+        if let tag { query.append(("tag", tag)) }
+        return try await get("v1/user/bookmarks/illust", query: query, as: BookmarksPage.self)
+    }
+
+    /// The page at `nextURL`, exactly as a previous page's ``BookmarksPage/nextURL`` gave it.
+    public func bookmarks(nextURL: URL) async throws -> BookmarksPage {
+        try await decode(BookmarksPage.self, from: send(HTTPRequest(method: "GET", url: nextURL)))
+    }
+
+    /// Bookmarks a work in `restrict`, with the user's bookmark `tags`. Bookmarking a work
+    /// already bookmarked moves it to the top of `restrict`.
+    public func addBookmark(illustID: Int, restrict: BookmarkRestrict, tags: [String] = []) async throws {
+        var form = [("illust_id", String(illustID)), ("restrict", restrict.rawValue)]
+        form += tags.map { ("tags[]", $0) }
+        _ = try await post("v2/illust/bookmark/add", form: form)
+    }
+
+    /// Removes a work from the user's bookmarks, whichever list it is in.
+    public func deleteBookmark(illustID: Int) async throws {
+        _ = try await post("v1/illust/bookmark/delete", form: [("illust_id", String(illustID))])
+    }
+
+    /// Whether the user has bookmarked a work, in which list, and with which bookmark tags.
+    public func bookmarkDetail(illustID: Int) async throws -> BookmarkDetail {
+        try await get("v2/illust/bookmark/detail", query: [("illust_id", String(illustID))], as: BookmarkDetailEnvelope.self).bookmark_detail
+    }
+
+    /// The first page of the user's own bookmark tags in one list, with their counts.
+    public func bookmarkTags(userID: Int, restrict: BookmarkRestrict) async throws -> BookmarkTagsPage {
+        try await get("v1/user/bookmark-tags/illust", query: [("user_id", String(userID)), ("restrict", restrict.rawValue)], as: BookmarkTagsPage.self)
+    }
+
+    /// The bookmark-tags page at `nextURL`, as a previous page gave it.
+    public func bookmarkTags(nextURL: URL) async throws -> BookmarkTagsPage {
+        try await decode(BookmarkTagsPage.self, from: send(HTTPRequest(method: "GET", url: nextURL)))
+    }
+
+    /// A user's detail; its profile holds the public illust-bookmark total.
+    public func userDetail(userID: Int) async throws -> UserDetail {
+        try await get("v1/user/detail", query: [("user_id", String(userID)), ("filter", "for_ios")], as: UserDetail.self)
+    }
+
+    // MARK: Plumbing
+
+    private func get<T: Decodable>(_ path: String, query: [(String, String)], as type: T.Type) async throws -> T {
+        let url = try endpoint(path, query: FormEncoding.encode(query))
+        return try await decode(type, from: send(HTTPRequest(method: "GET", url: url)))
+    }
+
+    private func post(_ path: String, form: [(String, String)]) async throws -> HTTPResponse {
+        var request = HTTPRequest(method: "POST", url: try endpoint(path, query: nil), body: Data(FormEncoding.encode(form).utf8))
+        request.headers["Content-Type"] = "application/x-www-form-urlencoded"
+        return try await send(request)
+    }
+
+    private func endpoint(_ path: String, query: String?) throws -> URL {
+        var text = configuration.baseURL.absoluteString
+        if !text.hasSuffix("/") { text += "/" }
+        text += path
+        if let query, !query.isEmpty { text += "?" + query }
+        guard let url = URL(string: text) else {
+            throw PixivError(.badRequest, "cannot form a URL for \(path) under the configured base URL")
+        }
+        return url
+    }
+
+    /// Sends with the app headers and a bearer token; on Pixiv's OAuth rejection, invalidates
+    /// the token and retries once with a fresh one. Returns only 2xx responses.
+    private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        request.timeout = configuration.timeout
+        for field in configuration.appHeaders where request.headers[field.name] == nil {
+            request.headers[field.name] = field.value
+        }
+        let token = try await tokens.accessToken()
+        var response = try await transmit(request, token: token)
+        if isTokenRejection(response) {
+            await tokens.invalidate(token)
+            let fresh = try await tokens.accessToken()
+            if fresh != token {
+                response = try await transmit(request, token: fresh)
+            }
+        }
+        guard (200...299).contains(response.status) else {
+            throw PixivError.classify(response, now: now())
+        }
+        return response
+    }
+
+    private func transmit(_ request: HTTPRequest, token: String) async throws -> HTTPResponse {
+        var request = request
+        request.headers["Authorization"] = "Bearer " + token
+        do {
+            return try await transport.send(request)
+        } catch let error as CancellationError {
+            throw error
+        } catch let error as PixivError {
+            throw error
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw PixivError(.transport, "no response from Pixiv for \(request.method) \(request.url.path)", underlying: error)
+        }
+    }
+
+    private func isTokenRejection(_ response: HTTPResponse) -> Bool {
+        guard response.status == 400 || response.status == 401 else { return false }
+        if response.status == 401 { return true }
+        return PixivErrorBody(json: response.body).map(PixivError.isOAuthFailure) ?? false
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: response.body)
+        } catch {
+            throw PixivError.undecodable(response, what: "\(T.self)", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+extension PixivError {
+    /// The largest body prefix kept for an undecodable response.
+    static let bodyPrefixLimit = 256
+
+    /// Classifies a response that is not a success: rate limited (429 or a `"Rate Limit"`
+    /// message under any status), server (5xx), not found (404), unauthorized (401, or Pixiv's
+    /// OAuth 400), bad request (other 4xx), undecodable (anything else).
+    ///
+    /// `redactBody` keeps the body's bytes out of the error (for the token endpoint).
+    static func classify(_ response: HTTPResponse, now: Date, redactBody: Bool = false) -> PixivError {
+        let body = PixivErrorBody(json: response.body)
+        let prefix = (body == nil && !redactBody) ? bodyPrefix(of: response.body) : nil
+        let retryAfter = response.headers["Retry-After"].flatMap { parseRetryAfter($0, now: now) }
+        let status = response.status
+        let detail = body.map { $0.message.isEmpty ? $0.userMessage : $0.message } ?? ""
+        func make(_ code: Code, _ message: String) -> PixivError {
+            PixivError(code, message, status: status, retryAfter: retryAfter, pixivError: body, bodyPrefix: prefix)
+        }
+        if status == 429 || (body?.allText.localizedCaseInsensitiveContains("rate limit") ?? false) {
+            return make(.rateLimited, "Pixiv is rate-limiting this account; wait before the next request")
+        }
+        if (500...599).contains(status) {
+            return make(.server, "Pixiv failed with HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)"); retry later")
+        }
+        if status == 401 || (status == 400 && (body.map(isOAuthFailure) ?? false)) {
+            return make(.unauthorized, "Pixiv rejected the access token: \(detail)")
+        }
+        if status == 404 {
+            return make(.notFound, "Pixiv has no such work or user\(detail.isEmpty ? "" : ": \(detail)")")
+        }
+        if (400...499).contains(status) {
+            return make(.badRequest, "Pixiv refused the request with HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)")")
+        }
+        return make(.undecodable, "unexpected HTTP status \(status)")
+    }
+
+    /// Whether the body is Pixiv's "your access token is no good" answer: `invalid_grant`,
+    /// `invalid_token` or "Error occurred at the OAuth process".
+    static func isOAuthFailure(_ body: PixivErrorBody) -> Bool {
+        let text = body.allText
+        return text.contains("invalid_grant") || text.contains("invalid_token")
+            || text.localizedCaseInsensitiveContains("OAuth process")
+    }
+
+    /// An ``Code/undecodable`` error for a success response whose body did not decode.
+    static func undecodable(_ response: HTTPResponse, what: String, underlying: any Error & Sendable, redactBody: Bool = false) -> PixivError {
+        PixivError(
+            .undecodable,
+            "Pixiv's response is not a valid \(what)",
+            status: response.status,
+            bodyPrefix: redactBody ? nil : bodyPrefix(of: response.body),
+            underlying: redactBody ? nil : underlying
+        )
+    }
+
+    static func bodyPrefix(of body: Data) -> String {
+        String(decoding: body.prefix(bodyPrefixLimit), as: UTF8.self)
+    }
+
+    /// Parses a `Retry-After` value: either delay seconds (`"120"`) or an HTTP-date
+    /// (`"Wed, 21 Oct 2015 07:28:00 GMT"`, taken relative to `now`, never negative).
+    ///
+    /// - Returns: `nil` when the value is neither form.
+    public static func parseRetryAfter(_ value: String, now: Date) -> Duration? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) {
+            return seconds >= 0 ? .seconds(seconds) : nil
+        }
+        guard let date = HTTPDate.parse(trimmed) else { return nil }
+        let interval = max(0, date.timeIntervalSince(now))
+        return .milliseconds(Int64((interval * 1000).rounded()))
+    }
+}
+
+/// HTTP-date (RFC 9110 IMF-fixdate, plus the obsolete RFC 850 and asctime forms).
+public enum HTTPDate {
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz",
+        "EEEE, dd-MMM-yy HH:mm:ss zzz",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
+
+    /// Parses an HTTP-date; `nil` when `text` is in none of the three forms.
+    public static func parse(_ text: String) -> Date? {
+        for format in formats {
+            if let date = formatter(format).date(from: text) { return date }
+        }
+        return nil
+    }
+
+    /// Formats `date` as an IMF-fixdate, for example `"Wed, 21 Oct 2015 07:28:00 GMT"`.
+    public static func format(_ date: Date) -> String {
+        formatter(formats[0]).string(from: date)
+    }
+
+    // A fresh formatter per call: DateFormatter is not Sendable, and this is not a hot path.
+    private static func formatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = format
+        return formatter
+    }
+}

@@ -1,0 +1,63 @@
+import BookmarkIndex
+import BookmarkIndexTesting
+import BookmarkSync
+import Foundation
+import PixivAPI
+import Testing
+
+@Suite struct PixivIllustMappingTests {
+    @Test func aWalkOfTheFakeMapsBackToItsTruth() async throws {
+        // 10% hidden or deleted works, so a 200-work list surely has some.
+        let generator = SyntheticBookmarks(tagCount: 300, invisibleShare: 0.1)
+        let works = generator.illusts(count: 200, seed: 11)
+        let pixiv = FakePixiv(userID: 7, private: works)
+        pixiv.delete(illustID: works[3].id)
+        let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
+
+        var page = try await client.userBookmarks(userID: 7, restrict: Restrict.private.bookmarkRestrict)
+        var snapshots = page.illusts.map(\.snapshot)
+        while let next = page.nextURL {
+            page = try await client.bookmarks(nextURL: next)
+            snapshots += page.illusts.map(\.snapshot)
+        }
+        let truth = pixiv.bookmarks(in: .private)
+        #expect(snapshots == truth)
+        let invisible = snapshots.filter { !$0.isVisible }
+        #expect(invisible.count > 5)
+        #expect(invisible.contains { $0.id == works[3].id })
+        #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.totalBookmarks == 0 })
+        #expect(snapshots.contains { $0.type == .manga } && snapshots.contains { $0.pageCount > 1 })
+    }
+
+    @Test func fieldByField() throws {
+        let json = #"""
+        {"id": 55, "title": "猫", "type": "ugoira", "image_urls": {"square_medium": "https://i.pximg.net/sq.jpg", "medium": "", "large": ""},
+         "user": {"id": 9, "name": "ねこ"}, "tags": [{"name": "猫", "translated_name": "cat"}, {"name": "R-18", "translated_name": null}],
+         "create_date": "2024-05-01T12:34:56+09:00", "page_count": 1, "width": 600, "height": 400, "x_restrict": 1,
+         "meta_single_page": {}, "meta_pages": [], "total_bookmarks": 3, "visible": true, "illust_ai_type": 2}
+        """#
+        let snapshot = try JSONDecoder().decode(PixivIllust.self, from: Data(json.utf8)).snapshot
+        #expect(snapshot == BookmarkedIllustSnapshot(
+            id: 55, title: "猫", type: .ugoira, artistID: 9, artistName: "ねこ",
+            tags: [TagRef(name: "猫", translatedName: "cat"), TagRef(name: "R-18")],
+            thumbnailURL: "https://i.pximg.net/sq.jpg", pageCount: 1, width: 600, height: 400,
+            xRestrict: 1, aiType: 2, createDate: Date(timeIntervalSince1970: 1_714_534_496),
+            isVisible: true, totalBookmarks: 3
+        ))
+    }
+
+    @Test func aHiddenWorkMapsInvisible() throws {
+        let json = #"{"id": 8, "title": "", "visible": false, "image_urls": {"square_medium": "https://s.pximg.net/common/images/limit_unknown_360.png"}, "tags": []}"#
+        let snapshot = try JSONDecoder().decode(PixivIllust.self, from: Data(json.utf8)).snapshot
+        #expect(!snapshot.isVisible)
+        #expect(snapshot.thumbnailURL == "https://s.pximg.net/common/images/limit_unknown_360.png")
+        #expect(snapshot.createDate == Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func restrictSpellingsAgree() {
+        for restrict in Restrict.allCases {
+            #expect(restrict.bookmarkRestrict.rawValue == restrict.rawValue)
+            #expect(Restrict(restrict.bookmarkRestrict) == restrict)
+        }
+    }
+}

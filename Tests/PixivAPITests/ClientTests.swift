@@ -1,0 +1,353 @@
+import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import PixivAPI
+import Synchronization
+import Testing
+
+/// The client against the fake account, each test run both in process and over loopback HTTP
+/// through `URLSessionTransport`: the fake must behave identically either way.
+@Suite struct ClientTests {
+    private static let generator = SyntheticBookmarks(tagCount: 200)
+
+    @Test(arguments: Wire.allCases)
+    func pagesAThousandBookmarksInBothLists(wire: Wire) async throws {
+        let publicWorks = Self.generator.illusts(count: 1_000, seed: 1, firstIllustID: 100_000_000)
+        let privateWorks = Self.generator.illusts(count: 1_000, seed: 2, firstIllustID: 200_000_000)
+        let harness = try Harness(overHTTP: wire.overHTTP, public: publicWorks, private: privateWorks)
+        defer { harness.stop() }
+
+        for restrict in BookmarkRestrict.allCases {
+            let (ids, pages) = try await harness.walk(restrict)
+            let truth = harness.pixiv.bookmarks(in: restrict == .public ? .public : .private).map(\.id)
+            #expect(ids == truth)
+            #expect(ids.count == 1_000)
+            #expect(pages == 34)
+        }
+        let log = harness.pixiv.requests.filter { $0.endpoint == .bookmarks }
+        #expect(log.count == 68)
+        #expect(log.allSatisfy { $0.status == 200 && $0.query["user_id"] == "4242" })
+        #expect(log.prefix(34).allSatisfy { $0.query["restrict"] == "public" })
+        #expect(log.suffix(34).allSatisfy { $0.query["restrict"] == "private" })
+        for list in [log.prefix(34), log.suffix(34)] {
+            #expect(list.first?.query["max_bookmark_id"] == nil)
+            #expect(list.dropFirst().allSatisfy { $0.query["max_bookmark_id"] != nil })
+        }
+        #expect(harness.pixiv.tokenRefreshCount == 1)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func eachErrorCode(wire: Wire) async throws {
+        let works = Self.generator.illusts(count: 40, seed: 3)
+        let harness = try Harness(overHTTP: wire.overHTTP, public: works)
+        defer { harness.stop() }
+        let pixiv = harness.pixiv
+        let client = harness.client
+
+        func failure(_ fault: FakePixiv.Fault) async -> PixivError? {
+            pixiv.enqueue(fault)
+            do {
+                _ = try await client.userBookmarks(userID: 4242, restrict: .public)
+                return nil
+            } catch let error as PixivError {
+                return error
+            } catch {
+                Issue.record("not a PixivError: \(error)")
+                return nil
+            }
+        }
+
+        let plain = await failure(.tooManyRequests())
+        #expect(plain?.code == .rateLimited)
+        #expect(plain?.status == 429)
+        #expect(plain?.retryAfter == nil)
+
+        let seconds = await failure(.tooManyRequests(retryAfter: "3"))
+        #expect(seconds?.code == .rateLimited)
+        #expect(seconds?.retryAfter == .seconds(3))
+
+        let date = await failure(.tooManyRequests(retryAfter: HTTPDate.format(harness.clock.now.addingTimeInterval(90))))
+        #expect(date?.code == .rateLimited)
+        #expect(date?.retryAfter == .seconds(90))
+
+        for status in [403, 400] {
+            let message = await failure(.rateLimitMessage(status: status))
+            #expect(message?.code == .rateLimited)
+            #expect(message?.status == status)
+            #expect(message?.pixivError?.message == "Rate Limit")
+        }
+
+        let server = await failure(.serverError(status: 503))
+        #expect(server?.code == .server)
+        #expect(server?.status == 503)
+        #expect(server?.isRetryable == true)
+
+        let malformed = await failure(.malformedJSON)
+        #expect(malformed?.code == .undecodable)
+        #expect(malformed?.status == 200)
+        #expect(malformed?.bodyPrefix?.hasPrefix(#"{"illusts": [,]"#) == true)
+
+        let truncated = await failure(.truncatedBody)
+        #expect(truncated?.code == .undecodable)
+        #expect(truncated?.isRetryable == false)
+
+        let dropped = await failure(.dropConnection)
+        #expect(dropped?.code == .transport)
+        #expect(dropped?.underlying != nil)
+
+        let bad = await failure(.response(status: 400, body: Data(Fixtures.badRequestError.utf8)))
+        #expect(bad?.code == .badRequest)
+        #expect(bad?.pixivError?.reason == "bad_request")
+
+        await #expect(throws: PixivError.self) { try await client.bookmarkDetail(illustID: 1) }
+        do {
+            _ = try await client.bookmarkDetail(illustID: 1)
+        } catch let error as PixivError {
+            #expect(error.code == .notFound)
+            #expect(error.status == 404)
+        }
+
+        // After every failure the service (and the server) still answers.
+        let page = try await client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(page.illusts.map(\.id) == Array(works.prefix(30).map(\.id)))
+        #expect(pixiv.requests.filter { $0.endpoint == .bookmarks }.map(\.status) == [429, 429, 429, 403, 400, 503, 200, 200, nil, 400, 200])
+    }
+
+    @Test(arguments: Wire.allCases)
+    func aRejectedStaticTokenIsUnauthorized(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP)
+        defer { harness.stop() }
+        let client: PixivClient
+        if let server = harness.server {
+            client = PixivClient(configuration: .local(server.baseURL, timeout: .seconds(10)), transport: URLSessionTransport(), tokens: StaticAccessToken("not-a-token"))
+        } else {
+            client = PixivClient(transport: harness.pixiv, tokens: StaticAccessToken("not-a-token"))
+        }
+        do {
+            _ = try await client.userBookmarks(userID: 4242, restrict: .public)
+            Issue.record("expected a failure")
+        } catch let error as PixivError {
+            #expect(error.code == .unauthorized)
+            #expect(error.status == 400)
+            #expect(!error.isRetryable)
+            #expect(!"\(error)".contains("not-a-token"))
+        }
+        // A token the fake issued works.
+        let good = PixivClient(
+            configuration: client.configuration,
+            transport: wire.overHTTP ? URLSessionTransport() : harness.pixiv,
+            tokens: StaticAccessToken(harness.pixiv.issueAccessToken())
+        )
+        #expect(try await good.userBookmarks(userID: 4242, restrict: .public).illusts.isEmpty)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func tenConcurrentRequestsWithAnExpiredTokenRefreshOnce(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP, public: Self.generator.illusts(count: 100, seed: 4))
+        defer { harness.stop() }
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(harness.pixiv.tokenRefreshCount == 1)
+
+        harness.pixiv.expireAccessTokens()
+        let client = harness.client
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<10 {
+                group.addTask { try await client.userBookmarks(userID: 4242, restrict: .public).illusts.count }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(counts == Array(repeating: 30, count: 10))
+        #expect(harness.pixiv.tokenRefreshCount == 2)
+        #expect(await harness.tokens.refreshCount == 2)
+        let log = harness.pixiv.requests
+        #expect(log.filter { $0.endpoint == .token }.count == 2)
+        let rejected = log.filter { $0.endpoint == .bookmarks && $0.status == 400 }.count
+        let served = log.filter { $0.endpoint == .bookmarks && $0.status == 200 }.count
+        #expect((1...10).contains(rejected))
+        #expect(served == 11)
+    }
+
+    @Test(arguments: Wire.allCases)
+    func anExpiredTokenIsRetriedOnceAfterARefresh(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP, public: Self.generator.illusts(count: 5, seed: 5))
+        defer { harness.stop() }
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        harness.pixiv.enqueue(.accessTokenExpired)
+        let page = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(page.illusts.count == 5)
+        #expect(harness.pixiv.tokenRefreshCount == 2)
+        #expect(harness.pixiv.requests.filter { $0.endpoint == .bookmarks }.map(\.status) == [200, 400, 200])
+    }
+
+    @Test(arguments: Wire.allCases)
+    func refreshesAheadOfExpiry(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP)
+        defer { harness.stop() }
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        harness.clock.advance(by: 3_000) // 10 minutes before the hour's expiry: still good
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(harness.pixiv.tokenRefreshCount == 1)
+        harness.clock.advance(by: 400) // inside the 5-minute margin
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(harness.pixiv.tokenRefreshCount == 2)
+        #expect(harness.pixiv.requests.allSatisfy { $0.status == 200 }, "no request was sent with an expired token")
+    }
+
+    @Test(arguments: Wire.allCases)
+    func aDeadRefreshTokenHasItsOwnCode(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP)
+        defer { harness.stop() }
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        harness.pixiv.revokeRefreshToken()
+        harness.pixiv.expireAccessTokens()
+        do {
+            _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+            Issue.record("expected a failure")
+        } catch let error as PixivError {
+            #expect(error.code == .invalidRefreshToken)
+            #expect(error.status == 400)
+            #expect(error.pixivError?.oauthCode == 1508)
+            #expect(!error.isRetryable)
+            let text = "\(error) \(error.message) \(String(describing: error.bodyPrefix))"
+            for secret in [harness.pixiv.refreshToken, Harness.clientSecret, "fake-access-token"] {
+                #expect(!text.contains(secret))
+            }
+        }
+        #expect(!"\(harness.tokens)".contains(harness.pixiv.refreshToken))
+    }
+
+    @Test(arguments: Wire.allCases)
+    func bookmarkMutationsDetailTagsAndUserDetail(wire: Wire) async throws {
+        let works = Self.generator.illusts(count: 45, seed: 6)
+        let harness = try Harness(overHTTP: wire.overHTTP, public: Array(works.prefix(40)))
+        defer { harness.stop() }
+        let client = harness.client
+        let pixiv = harness.pixiv
+        let newcomer = works[44]
+        pixiv.addWork(newcomer)
+
+        try await client.addBookmark(illustID: newcomer.id, restrict: .private, tags: ["お気に入り", "C++ & co"])
+        #expect(pixiv.bookmarks(in: .private).map(\.id) == [newcomer.id])
+        let detail = try await client.bookmarkDetail(illustID: newcomer.id)
+        #expect(detail.isBookmarked)
+        #expect(detail.restrict == .private)
+        #expect(detail.tags.filter(\.isRegistered).map(\.name) == ["お気に入り", "C++ & co"])
+        let tagged = try await client.userBookmarks(userID: 4242, restrict: .private, tag: "C++ & co")
+        #expect(tagged.illusts.map(\.id) == [newcomer.id])
+        #expect(try await client.userBookmarks(userID: 4242, restrict: .private, tag: "other").illusts.isEmpty)
+        let tags = try await client.bookmarkTags(userID: 4242, restrict: .private)
+        #expect(Set(tags.tags.map(\.name)) == ["お気に入り", "C++ & co"])
+        #expect(tags.nextURL == nil)
+
+        // Re-adding moves the work to the top of the other list, as Pixiv does.
+        try await client.addBookmark(illustID: newcomer.id, restrict: .public)
+        #expect(pixiv.bookmarks(in: .private).isEmpty)
+        #expect(pixiv.bookmarks(in: .public).first?.id == newcomer.id)
+        // Re-adding an old bookmark moves it to the top.
+        let oldest = works[39].id
+        try await client.addBookmark(illustID: oldest, restrict: .public)
+        #expect(pixiv.bookmarks(in: .public).prefix(2).map(\.id) == [oldest, newcomer.id])
+        #expect(pixiv.bookmarks(in: .public).count == 41)
+
+        #expect(try await client.userDetail(userID: 4242).profile.totalIllustBookmarksPublic == 41)
+        try await client.deleteBookmark(illustID: oldest)
+        #expect(try await client.userDetail(userID: 4242).profile.totalIllustBookmarksPublic == 40)
+        #expect(try await client.bookmarkDetail(illustID: oldest).isBookmarked == false)
+
+        let adds = pixiv.requests.filter { $0.endpoint == .addBookmark }
+        #expect(adds.first?.form["restrict"] == "private")
+        #expect(adds.first?.form["illust_id"] == String(newcomer.id))
+    }
+
+    @Test(arguments: Wire.allCases)
+    func hiddenAndDeletedWorksServeAsPixivServesThem(wire: Wire) async throws {
+        let works = Self.generator.illusts(count: 3, seed: 7).map { work -> BookmarkedIllustSnapshot in
+            var work = work
+            work.isVisible = true
+            return work
+        }
+        let harness = try Harness(overHTTP: wire.overHTTP, public: works)
+        defer { harness.stop() }
+        harness.pixiv.hide(illustID: works[0].id)
+        harness.pixiv.delete(illustID: works[1].id)
+        let page = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(page.illusts.map(\.isVisible) == [false, false, true])
+        for work in page.illusts.prefix(2) {
+            #expect(work.title.isEmpty)
+            #expect(work.tags.isEmpty)
+            #expect(work.totalBookmarks == 0)
+            #expect(work.imageURLs.squareMedium == FakePixiv.placeholderImageURL)
+        }
+        #expect(page.illusts[2].title == works[2].title)
+        await #expect(throws: PixivError.self) { try await harness.client.bookmarkDetail(illustID: works[1].id) }
+    }
+
+    @Test(arguments: Wire.allCases)
+    func tokenEndpointFailuresKeepTheirOwnCodes(wire: Wire) async throws {
+        let harness = try Harness(overHTTP: wire.overHTTP)
+        defer { harness.stop() }
+        harness.pixiv.enqueue(.serverError(status: 503), for: .token)
+        harness.pixiv.enqueue(.tooManyRequests(retryAfter: "30"), for: .token)
+        var codes: [PixivError.Code] = []
+        for _ in 0..<2 {
+            do {
+                _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+            } catch let error as PixivError {
+                codes.append(error.code)
+                if error.code == .rateLimited { #expect(error.retryAfter == .seconds(30)) }
+            }
+        }
+        #expect(codes == [.server, .rateLimited])
+        // The provider is not stuck: the next call refreshes and succeeds.
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(harness.pixiv.tokenRefreshCount == 1)
+    }
+
+    @Test func aDelayFaultWaitsOnTheInjectedSleep() async throws {
+        let recorder = SleepRecorder()
+        let harness = try Harness(overHTTP: false, public: Self.generator.illusts(count: 2, seed: 8), sleep: recorder)
+        harness.pixiv.enqueue(.delay(.seconds(42)))
+        let page = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(page.illusts.count == 2)
+        #expect(recorder.durations == [.seconds(42)])
+    }
+
+    @Test func requestLogCarriesTimestampsFromTheInjectedClock() async throws {
+        let harness = try Harness(overHTTP: false)
+        let start = harness.clock.now
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .private)
+        harness.clock.advance(by: 61)
+        _ = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        let log = harness.pixiv.requests.filter { $0.endpoint == .bookmarks }
+        #expect(log.map(\.timestamp) == [start, start.addingTimeInterval(61)])
+        #expect(log.map { $0.query["restrict"] } == ["private", "public"])
+        #expect(log.allSatisfy { $0.method == "GET" && $0.path == "/v1/user/bookmarks/illust" })
+        #expect(harness.pixiv.requests.first { $0.endpoint == .token }?.form.isEmpty == true, "the token form carries secrets")
+    }
+
+    @Test func sendsTheAppHeaders() async throws {
+        let harness = try Harness(overHTTP: false)
+        let recorder = HeaderRecorder(next: harness.pixiv)
+        let client = PixivClient(transport: recorder, tokens: StaticAccessToken(harness.pixiv.issueAccessToken()))
+        _ = try await client.userBookmarks(userID: 4242, restrict: .public)
+        let headers = try #require(recorder.last)
+        #expect(headers["user-agent"]?.hasPrefix("PixivIOSApp/") == true)
+        #expect(headers["App-OS"] == "ios")
+        #expect(headers["App-OS-Version"] != nil)
+        #expect(headers["App-Version"] != nil)
+        #expect(headers["Accept-Language"] == "en-US")
+        #expect(headers["Authorization"]?.hasPrefix("Bearer fake-access-token-") == true)
+    }
+}
+
+/// A transport that remembers the headers of the last request and passes it on.
+private final class HeaderRecorder: HTTPTransport {
+    let next: FakePixiv
+    private let headers = Mutex<HTTPHeaders?>(nil)
+    init(next: FakePixiv) { self.next = next }
+    var last: HTTPHeaders? { headers.withLock { $0 } }
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        headers.withLock { $0 = request.headers }
+        return try await next.send(request)
+    }
+}

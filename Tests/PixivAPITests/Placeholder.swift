@@ -1,1 +1,0 @@
-// Tests for PixivAPI arrive with the issue that builds the module.
