@@ -1,0 +1,70 @@
+import BookmarkIndex
+import Foundation
+import PixivAPI
+
+/// The engine's ``BookmarkSource`` for Pixiv: reads a user's illust bookmarks through a
+/// `PixivClient`.
+///
+/// Each call is one request: the first page of a list, the page a `next_url` names (kept
+/// verbatim as the page token, so a saved cursor resumes exactly where Pixiv said), or the
+/// user's detail for the public total (Pixiv shows no private total, so that one is `nil`
+/// without a request). `PixivError`s become ``BookmarkSyncError``s the engine branches on:
+/// rate limits, 5xx and network failures are retried with backoff; auth and undecodable
+/// responses are not.
+public struct PixivBookmarkSource: BookmarkSource {
+    private let client: PixivClient
+    private let userID: Int
+
+    /// A source reading the bookmarks of `userID` through `client`.
+    public init(client: PixivClient, userID: Int) {
+        self.client = client
+        self.userID = userID
+    }
+
+    public func firstPage(of restrict: Restrict) async throws -> BookmarkPage {
+        try await translatingErrors {
+            page(try await client.userBookmarks(userID: userID, restrict: restrict.bookmarkRestrict))
+        }
+    }
+
+    public func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
+        guard let url = URL(string: token) else {
+            throw BookmarkSyncError(.other, "The saved page token is not a URL: \(token.prefix(200)). Refresh the list to start a new walk.")
+        }
+        return try await translatingErrors { page(try await client.bookmarks(nextURL: url)) }
+    }
+
+    public func totalCount(of restrict: Restrict) async throws -> Int? {
+        guard restrict == .public else { return nil }
+        return try await translatingErrors { try await client.userDetail(userID: userID).profile.totalIllustBookmarksPublic }
+    }
+
+    private func page(_ page: BookmarksPage) -> BookmarkPage {
+        BookmarkPage(illusts: page.illusts.map(\.snapshot), nextPage: page.nextURL?.absoluteString)
+    }
+
+    private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PixivError {
+            throw BookmarkSyncError(pixivError: error)
+        }
+    }
+}
+
+extension BookmarkSyncError {
+    /// The engine's view of a Pixiv client error.
+    public init(pixivError error: PixivError) {
+        let code: Code
+        switch error.code {
+        case .rateLimited: code = .rateLimited
+        case .server: code = .server
+        case .transport: code = .transport
+        case .unauthorized, .invalidRefreshToken: code = .unauthorized
+        case .undecodable: code = .undecodable
+        default: code = .other
+        }
+        let retryAfter = error.retryAfter.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        self.init(code, error.message, retryAfter: retryAfter, underlying: error)
+    }
+}
