@@ -1,40 +1,104 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import BookmarkSync
 import Foundation
+import PixivAPI
 
 let demoSpec = CommandSpec(
     name: "demo",
-    summary: "Index a generated account and show its top tags and a filtered feed.",
+    summary: "Sync a generated account from the loopback Pixiv simulator, then show its tags and a filtered feed.",
     options: [
         OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "Generate the account from seed N (default: 1)."),
-        storeOption,
-    ]
+        OptionSpec(name: "public", kind: .value(placeholder: "N"), help: "Public bookmarks in the account (default: 3000)."),
+        OptionSpec(name: "private", kind: .value(placeholder: "N"), help: "Private bookmarks in the account (default: 600)."),
+        OptionSpec(name: "fast", kind: .flag, help: "Space requests 5 ms apart instead of the real 150 ms."),
+        OptionSpec(name: "store", kind: .value(placeholder: "DIR"), help: "Keep the store in DIR (default: a new temporary directory)."),
+    ],
+    details: """
+        Nothing leaves this machine: the simulator listens on 127.0.0.1 and the sync goes through the
+        real HTTP client (URLSessionTransport), the sync engine and a journal store, exactly as an app's would.
+        """
 )
+
+/// A generated account as the simulator serves it.
+struct GeneratedAccount {
+    var publicIllusts: [BookmarkedIllustSnapshot]
+    var privateIllusts: [BookmarkedIllustSnapshot]
+
+    init(seed: UInt64, publicCount: Int, privateCount: Int) {
+        let generator = SyntheticBookmarks()
+        publicIllusts = generator.illusts(count: publicCount, seed: seed, firstIllustID: 100_000_000)
+        privateIllusts = generator.illusts(count: privateCount, seed: seed &+ 0x5EED, firstIllustID: 80_000_000)
+    }
+}
 
 func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
+    let publicCount = try arguments.integer("public", default: 3_000, in: 0...1_000_000)
+    let privateCount = try arguments.integer("private", default: 600, in: 0...1_000_000)
     let directory = arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) }
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-demo-\(UUID().uuidString)", isDirectory: true)
-    let generator = SyntheticBookmarks()
+
+    // The simulated Pixiv: a generated account served over HTTP on 127.0.0.1.
+    let account = GeneratedAccount(seed: seed, publicCount: publicCount, privateCount: privateCount)
+    let pixiv = FakePixiv(userID: 11_111, public: account.publicIllusts, private: account.privateIllusts)
+    let server = try LoopbackServer(serving: pixiv)
+    defer { server.stop() }
+    print(Terminal.bold("Pixiv simulator") + " at \(server.baseURL.absoluteString): \(publicCount) public and \(privateCount) private bookmarks (seed \(seed)).")
+
+    // The app's side: the real client, the engine and a journal store.
+    let configuration = PixivClient.Configuration.local(server.baseURL)
+    let transport = URLSessionTransport()
+    let tokens = RefreshTokenProvider(
+        refreshToken: pixiv.refreshToken, clientID: "bookmarks-demo", clientSecret: "bookmarks-demo",
+        configuration: configuration, transport: transport
+    )
+    let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
     let store = try BookmarksIndexStore(directory: directory)
-    for (restrict, count, offset) in [(Restrict.public, 3_000, UInt64(0)), (.private, 600, 1)] {
-        let illusts = generator.illusts(count: count, seed: seed &* 2 &+ offset, firstIllustID: restrict == .public ? 100_000_000 : 90_000_000)
-        let rows = generator.indexedBookmarks(illusts, in: restrict)
-        for page in stride(from: 0, to: rows.count, by: 30) {
-            try await store.upsert(Array(rows[page..<min(page + 30, rows.count)]))
-        }
-        print("Indexed \(await store.count(in: restrict)) \(restrict) bookmarks into \(directory.path).")
+    var policy = SyncConfiguration()
+    if arguments.flag("fast") { policy.minimumRequestSpacing = 0.005 }
+    // So the second sync below need not wait out the 60 s cooldown.
+    policy.deltaCooldown = 0
+    let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), configuration: policy)
+    print("Store: \(directory.path)")
+    print("Syncing both lists, one request at a time, \(Int(policy.minimumRequestSpacing * 1000)) ms apart" + (arguments.flag("fast") ? " (--fast)" : "") + ":")
+
+    let started = Date()
+    let finished = await runSyncs([.public, .private], full: false, engine: engine)
+    guard finished else {
+        try await store.close()
+        Terminal.printError("interrupted; the store at \(directory.path) keeps every page synced so far")
+        return 130
     }
+    let firstRequests = pixiv.requests.count
+    print(String(format: "Synced in %.1f s with %d requests.", Date().timeIntervalSince(started), firstRequests))
+
     for restrict in Restrict.allCases {
         print()
-        printHistogram(await store.tagHistogram(in: restrict, limit: 15), title: "Top 15 tags, \(restrict)")
+        printHistogram(await store.tagHistogram(in: restrict, limit: 15), title: "Top 15 tags, \(restrict) (\(await store.count(in: restrict)) bookmarks)")
     }
-    let filter = BookmarkFilter(allOf: ["original", "girl"])
+
+    let hidden = await store.count(in: .public, matching: BookmarkFilter(includesInvisible: true)) - (await store.count(in: .public, matching: .all))
+    print("\n\(hidden) public bookmarks are works deleted or hidden on Pixiv: kept in their place, left out of feeds.")
+
+    let filter = BookmarkFilter(allOf: ["original", "scenery"])
     let total = await store.count(in: .public, matching: filter)
-    print("\nPublic bookmarks tagged original AND girl: \(total); newest 5:")
+    print("\n" + Terminal.bold("Public bookmarks tagged original AND scenery") + " (オリジナル, 風景): \(total); the newest 5:")
     for bookmark in await store.bookmarks(in: .public, matching: filter, limit: 5) {
-        print("  \(bookmark.key)  \(bookmark.illust.title) — \(bookmark.illust.artistName)")
+        print("  \(Terminal.accent(bookmark.key.description))  \(Terminal.fit(bookmark.illust.title, columns: 30)) \(bookmark.illust.artistName)")
     }
+
+    // Meanwhile, on the web: two new public bookmarks. A delta finds them with one request.
+    var random = SeededRandom(seed: seed &+ 99)
+    let generator = SyntheticBookmarks()
+    let newest = (account.publicIllusts.map(\.id).max() ?? 100_000_000) + 1
+    for offset in 0..<2 { pixiv.bookmark(generator.illust(id: newest + offset, using: &random), restrict: .public) }
+    let before = pixiv.requests.count
+    let countBefore = await store.count(in: .public)
+    _ = await runSyncs([.public], full: false, engine: engine)
+    let deltaRequests = pixiv.requests.count - before
+    print("\nSecond sync of the public list (2 new on the web): a delta, \(deltaRequests) request\(deltaRequests == 1 ? "" : "s"), \(await store.count(in: .public) - countBefore) new bookmarks indexed.")
+
     try await store.close()
     return 0
 }

@@ -1,0 +1,125 @@
+import Synchronization
+import BookmarkIndex
+import BookmarkSync
+import Foundation
+
+/// The sync toast in text: one row per list, redrawn in place on a terminal, printed as plain
+/// lines (only when something worth a line changed) otherwise.
+final class SyncDisplay: Sendable {
+    private struct Drawn {
+        var rows = 0
+        var plainLines: [Restrict: String] = [:]
+        var plainPages: [Restrict: Int] = [:]
+    }
+
+    private let interactive = Terminal.isInteractive
+    private let drawn = Mutex(Drawn())
+
+    func show(_ status: SyncStatus) {
+        let rows = Restrict.allCases.map { ($0, Self.describe(status[$0], restrict: $0)) }
+        drawn.withLock { drawn in
+            if interactive {
+                var output = drawn.rows > 0 ? "\u{1B}[\(drawn.rows)F" : ""
+                for (_, text) in rows { output += "\u{1B}[2K" + text + "\n" }
+                FileHandle.standardOutput.write(Data(output.utf8))
+                drawn.rows = rows.count
+                return
+            }
+            for (restrict, text) in rows {
+                // Plain output: a line when the state changes, and every 20 pages while syncing.
+                var pages = 0
+                if case .syncing(let progress) = status[restrict] { pages = progress.pagesFetched }
+                let kind = text.split(separator: " ").prefix(2).joined(separator: " ")
+                let previousKind = drawn.plainLines[restrict]?.split(separator: " ").prefix(2).joined(separator: " ")
+                if kind != previousKind || pages >= (drawn.plainPages[restrict] ?? 0) + 20 {
+                    print(text)
+                    drawn.plainLines[restrict] = text
+                    drawn.plainPages[restrict] = pages
+                }
+            }
+        }
+    }
+
+    static func describe(_ status: ListSyncStatus, restrict: Restrict) -> String {
+        let name = restrict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+        switch status {
+        case .idle(let lastFull, let lastDelta):
+            let last = [lastFull.map { "full \(clockTime($0))" }, lastDelta.map { "delta \(clockTime($0))" }].compactMap { $0 }
+            return "\(name) idle" + (last.isEmpty ? " (never synced)" : " (last sync: \(last.joined(separator: ", ")))")
+        case .syncing(let progress):
+            let total = progress.knownTotal.map { " of \($0)" } ?? ""
+            let latest = progress.latestIllust.map { "  latest illust \($0.id)" } ?? ""
+            return "\(name) syncing \(Terminal.accent(progress.mode.rawValue))  page \(progress.pagesFetched)  \(progress.indexedCount)\(total) indexed\(latest)"
+        case .queued:
+            return "\(name) queued (waits for the other list: one request stream)"
+        case .backingOff(let until, let attempt):
+            return Terminal.warning("\(name) backing off until \(clockTime(until)) (attempt \(attempt))")
+        case .paused(let until, let reason):
+            return Terminal.warning("\(name) paused until \(clockTime(until)): \(reason.code)")
+        case .failed(let error):
+            return Terminal.warning("\(name) failed: \(error.message)")
+        case .disabled:
+            return "\(name) disabled (indexing is off)"
+        }
+    }
+
+    static func clockTime(_ date: Date) -> String {
+        let parts = Calendar.current.dateComponents([.hour, .minute, .second], from: date)
+        return String(format: "%02d:%02d:%02d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+}
+
+/// Stops a running sync cleanly on Ctrl-C: the engine stops fetching, the store closes, and the
+/// journal keeps every batch written so far.
+final class InterruptHandler {
+    private var source: DispatchSourceSignal?
+
+    init(_ onInterrupt: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler(handler: onInterrupt)
+        source.resume()
+        self.source = source
+    }
+
+    func cancel() {
+        source?.cancel()
+        source = nil
+        signal(SIGINT, SIG_DFL)
+    }
+}
+
+/// Runs `restricts`' syncs on `engine`, drawing the toast, until the engine is idle or the user
+/// presses Ctrl-C. Returns `false` when interrupted.
+func runSyncs(
+    _ restricts: [Restrict],
+    full: Bool,
+    engine: BookmarkSyncEngine
+) async -> Bool {
+    let display = SyncDisplay()
+    let updates = await engine.statusUpdates()
+    let interrupted = InterruptFlag()
+    let handler = InterruptHandler {
+        interrupted.set()
+        Task { await engine.setIndexingEnabled(false) }
+    }
+    defer { handler.cancel() }
+    let drawing = Task {
+        for await status in updates { display.show(status) }
+    }
+    for restrict in restricts {
+        if full { await engine.refresh(restrict) } else { await engine.startAutoSync(for: restrict) }
+    }
+    await engine.waitUntilIdle()
+    // Let the last snapshot reach the display.
+    display.show(await engine.currentStatus())
+    drawing.cancel()
+    return !interrupted.isSet
+}
+
+/// A flag set from the signal handler's thread and read from the main task.
+final class InterruptFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
+}
