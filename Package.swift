@@ -30,6 +30,8 @@ let package = Package(
         ),
         .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
         .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting"]),
+        // Runs the built `bookmarks` executable as a process; the dependency makes sure it is built.
+        .testTarget(name: "BookmarksCLITests", dependencies: ["bookmarks"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,16 +39,17 @@ public final class LoopbackServer: Sendable {
     /// Starts serving `pixiv` on an ephemeral port of 127.0.0.1.
     ///
     /// - Parameters:
+    ///   - port: the port to listen on; 0 (the default) picks a free one.
     ///   - maxHeaderBytes: larger request heads are refused with 431.
     ///   - maxBodyBytes: larger bodies are refused with 413.
     /// - Throws: ``LoopbackServerError`` when the socket cannot be created, bound or listened on.
-    public convenience init(serving pixiv: FakePixiv, maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024) throws {
-        try self.init(maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) { request in
+    public convenience init(serving pixiv: FakePixiv, port: UInt16 = 0, maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 1024 * 1024) throws {
+        try self.init(port: port, maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes) { request in
             await pixiv.respond(to: request)
         }
     }
 
-    init(maxHeaderBytes: Int, maxBodyBytes: Int, handler: @escaping @Sendable (HTTPRequest) async -> FakePixiv.Outcome) throws {
+    init(port: UInt16 = 0, maxHeaderBytes: Int, maxBodyBytes: Int, handler: @escaping @Sendable (HTTPRequest) async -> FakePixiv.Outcome) throws {
         self.handler = handler
         self.limits = (maxHeaderBytes, maxBodyBytes)
         let fd = socket(AF_INET, Socket.stream, 0)
@@ -57,7 +58,7 @@ public final class LoopbackServer: Sendable {
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = port.bigEndian
         address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
         #if canImport(Darwin)
         address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
@@ -83,8 +84,8 @@ public final class LoopbackServer: Sendable {
         listener = fd
         wakeRead = pipeEnds[0]
         wakeWrite = pipeEnds[1]
-        port = UInt16(bigEndian: address.sin_port)
-        baseURL = URL(string: "http://127.0.0.1:\(port)/")!
+        self.port = UInt16(bigEndian: address.sin_port)
+        baseURL = URL(string: "http://127.0.0.1:\(self.port)/")!
         acceptThread.enter()
         lifecycle.withLock { $0.threads += 1 }
         Thread.detachNewThread { [self] in

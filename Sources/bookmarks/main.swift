@@ -9,12 +9,14 @@ struct Command {
 
 let commands: [Command] = [
     Command(spec: demoSpec) { try await runDemo($0) },
+    Command(spec: syncSpec) { try await runSync($0) },
     Command(spec: tagsSpec) { try await runTags($0); return 0 },
     Command(spec: listSpec) { try await runList($0); return 0 },
     Command(spec: exportSpec) { try await runExport($0); return 0 },
     Command(spec: compactSpec) { try await runCompact($0); return 0 },
     Command(spec: verifySpec) { try runVerify($0) ? 0 : 1 },
     Command(spec: resetSpec) { try await runReset($0) ? 0 : 1 },
+    Command(spec: serveSimulatorSpec) { try await runServeSimulator($0) },
 ]
 
 let overview = """

@@ -1,0 +1,216 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// The `bookmarks` executable, run as a user would run it.
+struct CLI {
+    struct Result {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    static let executable: URL = {
+        // The test bundle and the executable are built into the same products directory.
+        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var candidate = products.appendingPathComponent("bookmarks")
+        if !FileManager.default.isExecutableFile(atPath: candidate.path) {
+            // On Apple platforms the test bundle sits one level deeper.
+            candidate = products.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("bookmarks")
+        }
+        return candidate
+    }()
+
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let output = Pipe(), error = Pipe(), stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        // Read both pipes to the end before waiting, so a full pipe cannot stall the child.
+        let errorData = Mutex<Data>(Data())
+        let reader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
+        reader.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while reader.isExecuting || !reader.isFinished { usleep(1_000) }
+        return Result(
+            status: process.terminationStatus,
+            output: String(decoding: outputData, as: UTF8.self),
+            error: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+        )
+    }
+}
+
+/// A store synced once by `bookmarks demo --fast`, shared by the tests that read it.
+let demoStore: (directory: URL, result: CLI.Result) = {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-\(UUID().uuidString)")
+    let result = try! CLI.run(["demo", "--fast", "--seed", "7", "--store", directory.path])
+    return (directory, result)
+}()
+
+@Suite("bookmarks CLI", .serialized)
+struct CLITests {
+    var store: String { demoStore.directory.path }
+
+    @Test func demoSyncsThroughTheSimulatorAndShowsHistogramsAndADelta() throws {
+        let result = demoStore.result
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("Pixiv simulator at http://127.0.0.1:"))
+        #expect(result.output.contains("Top 15 tags, public (3000 bookmarks)"))
+        #expect(result.output.contains("Top 15 tags, private (600 bookmarks)"))
+        #expect(result.output.contains("オリジナル (original)"))
+        #expect(result.output.contains("█"))
+        #expect(result.output.contains("Second sync of the public list (2 new on the web): a delta, 1 request, 2 new bookmarks indexed."))
+        #expect(result.output.contains("syncing full"))
+    }
+
+    @Test func tagsPrintsValidJSON() throws {
+        let result = try CLI.run(["tags", "--store", store, "--json", "--limit", "5"])
+        #expect(result.status == 0, "\(result.error)")
+        let tags = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
+        #expect(tags.count == 5)
+        #expect(tags[0]["name"] as? String == "オリジナル")
+        #expect(tags[0]["translatedName"] as? String == "original")
+        let counts = tags.compactMap { $0["count"] as? Int }
+        #expect(counts == counts.sorted(by: >))
+
+        let privateTags = try CLI.run(["tags", "--store", store, "--restrict", "private", "--limit", "3"])
+        #expect(privateTags.output.contains("Top tags of the private list"))
+    }
+
+    func listedKeys(_ arguments: [String]) throws -> [String] {
+        let result = try CLI.run(["list", "--store", store, "--json", "--limit", "1000000"] + arguments)
+        #expect(result.status == 0, "\(result.error)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
+        return rows.compactMap { $0["key"] as? String }
+    }
+
+    func tagNames(of key: String, in rows: [[String: Any]]) -> [String] {
+        let row = rows.first { $0["key"] as? String == key }
+        return (row?["tags"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
+    }
+
+    @Test func listAppliesEveryFilter() throws {
+        let all = try CLI.run(["list", "--store", store, "--json", "--limit", "1000000", "--include-hidden"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [[String: Any]])
+        #expect(rows.count == 3_002)
+        func keys(where predicate: ([String: Any]) -> Bool) -> [String] {
+            rows.filter { ($0["visible"] as? Bool) == true }.filter(predicate).compactMap { $0["key"] as? String }
+        }
+        func has(_ tag: String) -> ([String: Any]) -> Bool {
+            { row in ((row["tags"] as? [[String: Any]]) ?? []).contains { $0["name"] as? String == tag } }
+        }
+
+        #expect(try listedKeys(["--tag", "original", "--tag", "girl"]) == keys { has("オリジナル")($0) && has("女の子")($0) })
+        #expect(try listedKeys(["--any-tag", "猫", "--any-tag", "dragon"]) == keys { has("猫")($0) || has("ドラゴン")($0) })
+        #expect(try listedKeys(["--tag", "original", "--not-tag", "girl"]) == keys { has("オリジナル")($0) && !has("女の子")($0) })
+        #expect(try listedKeys(["--text", "kaito"]) == keys { (($0["artistName"] as? String) ?? "").lowercased().contains("kaito") || (($0["title"] as? String) ?? "").lowercased().contains("kaito") })
+        #expect(try listedKeys(["--tag", "original"]).count > 100)
+
+        let limited = try CLI.run(["list", "--store", store, "--tag", "cat", "--limit", "3"])
+        #expect(limited.output.contains("3 of "))
+        let csv = try CLI.run(["list", "--store", store, "--tag", "cat", "--limit", "2", "--csv"])
+        let lines = csv.output.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("key,illust_id,restrict,title"))
+    }
+
+    @Test func exportWritesBothFormats() throws {
+        let jsonl = try CLI.run(["export", "--store", store])
+        #expect(jsonl.status == 0, "\(jsonl.error)")
+        let lines = jsonl.output.split(separator: "\n")
+        #expect(lines.count == 3_602)
+        for line in lines.prefix(50) {
+            #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any])
+        }
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let csv = try CLI.run(["export", "--store", store, "--format", "csv", "--output", file.path])
+        #expect(csv.status == 0, "\(csv.error)")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.hasPrefix("key,illust_id,restrict,title"))
+        // Titles with quotes are quoted and their quotes doubled (RFC 4180).
+        #expect(text.contains("\"\"\"Quoted\"\""))
+        #expect(text.split(separator: "\n").count == 3_603)
+    }
+
+    @Test func verifyReportsAGoodAndADamagedStore() throws {
+        let good = try CLI.run(["verify", "--store", store])
+        #expect(good.status == 0)
+        #expect(good.output.contains("3002 public, 600 private"))
+        #expect(good.output.contains("OK"))
+
+        // A copy of the store with a flipped byte in the middle of a batch line.
+        let damaged = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: damaged) }
+        try FileManager.default.createDirectory(at: damaged, withIntermediateDirectories: true)
+        var bytes = [UInt8](try Data(contentsOf: demoStore.directory.appendingPathComponent("journal.jsonl")))
+        let secondLine = bytes.firstIndex(of: 0x0A)! + 1
+        bytes[secondLine + 200] ^= 0x01
+        try Data(bytes).write(to: damaged.appendingPathComponent("journal.jsonl"))
+        let bad = try CLI.run(["verify", "--store", damaged.path])
+        #expect(bad.status == 1)
+        #expect(bad.output.contains("damaged         line 2 at byte offset \(secondLine)"))
+        #expect(bad.output.contains("DAMAGED"))
+        // Opening it for reading refuses, naming the line.
+        let refused = try CLI.run(["tags", "--store", damaged.path])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("line 2 at byte offset \(secondLine)"))
+    }
+
+    @Test(arguments: [
+        (["list", "--bogus"], "unknown option '--bogus'"),
+        (["list", "--limit"], "'--limit' needs a value"),
+        (["list", "--limit", "many"], "'--limit' must be a whole number"),
+        (["tags", "--restrict", "secret"], "'--restrict' must be one of public, private"),
+        (["frobnicate"], "unknown command 'frobnicate'"),
+        (["sync"], "needs --user-id"),
+        (["sync", "--user-id", "12", "--api-base", "ftp://x"], "no refresh token"),
+        (["list", "--json", "--csv", "--store", "/nonexistent"], "choose one of --json and --csv"),
+        (["export", "--format", "xml"], "'--format' must be one of jsonl, csv"),
+        ([], "usage: bookmarks <command>"),
+    ])
+    func usageErrorsExitTwo(arguments: [String], message: String) throws {
+        let result = try CLI.run(arguments, environment: ["PIXIV_REFRESH_TOKEN": ""])
+        #expect(result.status == 2)
+        #expect((result.error + result.output).contains(message), "\(result.error)")
+    }
+
+    @Test func everySubcommandHasHelp() throws {
+        for command in ["demo", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
+            let result = try CLI.run([command, "--help"])
+            #expect(result.status == 0)
+            #expect(result.output.contains("usage: bookmarks \(command)"))
+        }
+    }
+
+    @Test func resetAsksUnlessYes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reset-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try CLI.run(["demo", "--fast", "--public", "30", "--private", "0", "--store", directory.path]).status == 0)
+        let declined = try CLI.run(["reset", "--store", directory.path], input: "no\n")
+        #expect(declined.status == 1)
+        #expect(try CLI.run(["verify", "--store", directory.path]).output.contains("32 public"))
+        let confirmed = try CLI.run(["reset", "--store", directory.path], input: "yes\n")
+        #expect(confirmed.status == 0)
+        #expect(try CLI.run(["verify", "--store", directory.path]).output.contains("0 public, 0 private"))
+        #expect(try CLI.run(["reset", "--store", directory.path, "--yes"]).status == 0)
+    }
+
+    @Test func compactShrinksNothingItNeedsAndKeepsTheIndex() throws {
+        let result = try CLI.run(["compact", "--store", store])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(try CLI.run(["verify", "--store", store]).output.contains("3002 public, 600 private"))
+    }
+}
