@@ -1,3 +1,4 @@
+import BookmarkIndex
 import Foundation
 
 // BookmarkBenchmarks: this library's journal, index and sync engine measured side by side with
@@ -13,6 +14,10 @@ let usage = """
       --n        bookmarks in the data set (default 100000)
       --samples  timed samples per item, after one warm-up (default 5, at least 5)
       --json     print one JSON object instead of the table
+
+    For profiling an open on its own (e.g. under valgrind --tool=callgrind or perf):
+      --write-journal <dir>          write a compacted journal of --n bookmarks into <dir>, then exit
+      \(MemoryProbe.flag) <dir>   open the store in <dir>, print its memory figures, then exit
     """
 
 struct Arguments {
@@ -20,6 +25,7 @@ struct Arguments {
     var samples = 5
     var json = false
     var memoryProbeDirectory: String?
+    var journalDirectory: String?
 
     init(_ arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -40,6 +46,7 @@ struct Arguments {
             case "--samples": samples = try count(of: argument, minimum: 5)
             case "--json": json = true
             case MemoryProbe.flag: memoryProbeDirectory = try value(of: argument)
+            case "--write-journal": journalDirectory = try value(of: argument)
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -71,6 +78,13 @@ do {
     let arguments = try Arguments(CommandLine.arguments)
     if let directory = arguments.memoryProbeDirectory {
         try await MemoryProbe.runChild(directory: directory)
+        exit(0)
+    }
+    if let directory = arguments.journalDirectory {
+        let store = try BookmarksIndexStore(directory: URL(fileURLWithPath: directory, isDirectory: true), options: JournalItems.options(.none))
+        for batch in Dataset(count: arguments.n).changeBatches { try await store.apply(batch) }
+        try await store.compact()
+        try await store.close()
         exit(0)
     }
     let start = ContinuousClock.now
