@@ -20,49 +20,75 @@ struct JournalItems {
         return options
     }
 
-    /// Appends every batch to a fresh journal per sample, timing the appends (encode, `write`,
-    /// and for `.always` an `fsync` per batch). Returns the figure and the directory of the last
-    /// sample's journal, which later items reuse.
-    func append(durability: JournalStorage.Options.Durability) throws -> (figure: Figure, directory: URL) {
+    /// Appends every batch to a fresh journal per sample, timing the appends (encode and
+    /// `write` per batch). Returns the figure and the directory of the last sample's journal,
+    /// which later items reuse.
+    func appendUnsynced() throws -> (figure: Figure, directory: URL) {
         var last: URL?
         let figure = try sampling.measure {
             if let last { scratch.remove(last) }
-            let directory = try scratch.directory("journal-\(durability == .always ? "durable" : "unsynced")")
-            last = directory
-            let storage = try JournalStorage(directory: directory, options: Self.options(durability))
-            let elapsed = try elapsedMilliseconds {
-                for batch in dataset.changeBatches { try storage.append(batch) }
-            }
-            try storage.close()
-            return elapsed
+            let sample = try appendSample(.none)
+            last = sample.directory
+            return sample.milliseconds
         }
         return (figure, last!)
     }
 
-    /// The floor under durable appends: the very bytes the journal wrote for each batch (read
-    /// back from `journal`, one line per batch), written by a bare loop of one `write` and one
-    /// `fsync` per batch into a fresh file opened the way the journal opens its file.
-    func fsyncFloor(copying journal: URL) throws -> Figure {
-        let bytes = try Data(contentsOf: journal.appendingPathComponent(JournalStorage.journalFileName))
+    /// Durable appends (encode, `write` and `fsync` per batch) and their floor: the very bytes
+    /// the journal wrote for each batch (read back from the warm-up's journal, one line per
+    /// batch), written by a bare loop of one `write` and one `fsync` per batch into a fresh file
+    /// opened the way the journal opens its file. The two alternate, sample by sample, so that
+    /// a change in the disk's speed during the run falls on both alike.
+    func appendDurableWithFloor() throws -> (ours: Figure, floor: Figure) {
+        var warmUp = try appendSample(.always)
+        for _ in 1..<max(sampling.warmUps, 1) {
+            scratch.remove(warmUp.directory)
+            warmUp = try appendSample(.always)
+        }
+        let bytes = try Data(contentsOf: warmUp.directory.appendingPathComponent(JournalStorage.journalFileName))
+        scratch.remove(warmUp.directory)
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) + [0x0A] }
         lines.removeLast() // after the final newline
         let header = lines.removeFirst()
-        precondition(lines.count == dataset.changeBatches.count, "expected one journal line per batch")
+        guard lines.count == dataset.changeBatches.count else {
+            throw HarnessError("expected one journal line per batch, found \(lines.count) for \(dataset.changeBatches.count)")
+        }
+        _ = try floorSample(header: header, lines: lines)
 
-        return try sampling.measure {
-            let directory = try scratch.directory("fsync-floor")
-            defer { scratch.remove(directory) }
-            let path = directory.path + "/floor.jsonl"
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw POSIXFailure(call: "open", path: path) }
-            defer { close(descriptor) }
-            try Self.writeFully(header, to: descriptor, path: path)
-            guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
-            return try elapsedMilliseconds {
-                for line in lines {
-                    try Self.writeFully(line, to: descriptor, path: path)
-                    guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
-                }
+        var ours: [Double] = []
+        var floor: [Double] = []
+        for _ in 0..<sampling.samples {
+            let sample = try appendSample(.always)
+            scratch.remove(sample.directory)
+            ours.append(sample.milliseconds)
+            floor.append(try floorSample(header: header, lines: lines))
+        }
+        return (Figure(samples: ours), Figure(samples: floor))
+    }
+
+    private func appendSample(_ durability: JournalStorage.Options.Durability) throws -> (milliseconds: Double, directory: URL) {
+        let directory = try scratch.directory("journal-\(durability == .always ? "durable" : "unsynced")")
+        let storage = try JournalStorage(directory: directory, options: Self.options(durability))
+        let elapsed = try elapsedMilliseconds {
+            for batch in dataset.changeBatches { try storage.append(batch) }
+        }
+        try storage.close()
+        return (elapsed, directory)
+    }
+
+    private func floorSample(header: [UInt8], lines: [[UInt8]]) throws -> Double {
+        let directory = try scratch.directory("fsync-floor")
+        defer { scratch.remove(directory) }
+        let path = directory.path + "/floor.jsonl"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXFailure(call: "open", path: path) }
+        defer { close(descriptor) }
+        try Self.writeFully(header, to: descriptor, path: path)
+        guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
+        return try elapsedMilliseconds {
+            for line in lines {
+                try Self.writeFully(line, to: descriptor, path: path)
+                guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
             }
         }
     }
