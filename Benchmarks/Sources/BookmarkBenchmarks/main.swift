@@ -1,51 +1,117 @@
 import BookmarkIndex
-import BookmarkIndexTesting
 import Foundation
 
-// Figures for the in-memory index. Each item runs once to warm up, then `samples` times;
-// the median and p90 are reported. Usage: BookmarkBenchmarks [--n 100000] [--samples 5]
+// BookmarkBenchmarks: this library's journal, index and sync engine measured side by side with
+// SQLite doing the same work in the same process. Run on a release build:
+//
+//   swift run -c release --package-path Benchmarks BookmarkBenchmarks [--n 100000] [--samples 5] [--json]
+//
+// Every item runs once to warm up, then `--samples` times; the table (or, with --json, one JSON
+// object on standard output) gives the median and p90. Progress goes to standard error.
 
-func option(_ name: String, default value: Int) -> Int {
-    let arguments = CommandLine.arguments
-    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count,
-          let parsed = Int(arguments[index + 1]), parsed > 0
-    else { return value }
-    return parsed
-}
+let usage = """
+    usage: BookmarkBenchmarks [--n <bookmarks>] [--samples <count>] [--json]
+      --n        bookmarks in the data set (default 100000)
+      --samples  timed samples per item, after one warm-up (default 5, at least 5)
+      --json     print one JSON object instead of the table
 
-let n = option("--n", default: 100_000)
-let samples = option("--samples", default: 5)
+    For profiling an open on its own (e.g. under valgrind --tool=callgrind or perf):
+      --write-journal <dir>          write a compacted journal of --n bookmarks into <dir>, then exit
+      \(MemoryProbe.flag) <dir>   open the store in <dir>, print its memory figures, then exit
+    """
 
-func measure(_ body: () -> Void) -> (median: Double, p90: Double) {
-    body()
-    var times: [Double] = []
-    for _ in 0..<samples {
-        let start = ContinuousClock.now
-        body()
-        let elapsed = ContinuousClock.now - start
-        times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
+struct Arguments {
+    var n = 100_000
+    var samples = 5
+    var json = false
+    var memoryProbeDirectory: String?
+    var journalDirectory: String?
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments.dropFirst()
+        func value(of option: String) throws -> String {
+            guard let value = rest.popFirst() else { throw HarnessError("\(option) needs a value\n\(usage)") }
+            return value
+        }
+        func count(of option: String, minimum: Int) throws -> Int {
+            let text = try value(of: option)
+            guard let parsed = Int(text), parsed >= minimum else {
+                throw HarnessError("\(option) must be a whole number ≥ \(minimum), not \(text)\n\(usage)")
+            }
+            return parsed
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--n": n = try count(of: argument, minimum: 1_000)
+            case "--samples": samples = try count(of: argument, minimum: 5)
+            case "--json": json = true
+            case MemoryProbe.flag: memoryProbeDirectory = try value(of: argument)
+            case "--write-journal": journalDirectory = try value(of: argument)
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default: throw HarnessError("unknown argument \(argument)\n\(usage)")
+            }
+        }
     }
-    times.sort()
-    return (times[times.count / 2], times[min(times.count - 1, Int((Double(times.count) * 0.9).rounded(.up)) - 1)])
 }
 
-let generator = SyntheticBookmarks()
-let rows = generator.indexedBookmarks(generator.illusts(count: n, seed: 1), in: .public)
-let batches = stride(from: 0, to: rows.count, by: 30).map { rows[$0..<min($0 + 30, rows.count)].map(BookmarkChange.upsert) }
-
-var built = BookmarkIndexState()
-let build = measure {
-    var state = BookmarkIndexState()
-    for batch in batches { state.apply(batch) }
-    built = state
+func machineDescription() -> String {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    var model = "unknown CPU"
+    if let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+       let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+       let colon = line.firstIndex(of: ":") {
+        model = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    let kernel = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))
+        .map { "Linux " + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        ?? ProcessInfo.processInfo.operatingSystemVersionString
+    return "\(cores) cores, \(model), \(kernel)"
 }
-let names = built.tagHistogram(in: .public).map(\.name)
-let histogram = measure { _ = built.tagHistogram(in: .public, limit: 50) }
-let filter = BookmarkFilter(allOf: [names[50], names[60]])
-let filterAllOf2 = measure { _ = built.bookmarks(in: .public, matching: filter, limit: 100) }
 
-print("n = \(n), \(samples) samples after a warm-up; milliseconds")
-print("name                 median        p90")
-for (name, figure) in [("build_index", build), ("histogram", histogram), ("filter_all_of_2", filterAllOf2)] {
-    print(name.padding(toLength: 16, withPad: " ", startingAt: 0), String(format: "%10.3f %10.3f", figure.median, figure.p90))
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+do {
+    let arguments = try Arguments(CommandLine.arguments)
+    if let directory = arguments.memoryProbeDirectory {
+        try await MemoryProbe.runChild(directory: directory)
+        exit(0)
+    }
+    if let directory = arguments.journalDirectory {
+        let store = try BookmarksIndexStore(directory: URL(fileURLWithPath: directory, isDirectory: true), options: JournalItems.options(.none))
+        for batch in Dataset(count: arguments.n).changeBatches { try await store.apply(batch) }
+        try await store.compact()
+        try await store.close()
+        exit(0)
+    }
+    let start = ContinuousClock.now
+    let sampling = Sampling(warmUps: 1, samples: arguments.samples)
+    let scratch = try Scratch()
+    do {
+        progress("generating \(arguments.n) bookmarks")
+        let dataset = Dataset(count: arguments.n)
+        let run = BenchmarkRun(dataset: dataset, sampling: sampling, scratch: scratch, log: { progress("measuring " + $0) })
+        let measured = try await run.run()
+        scratch.removeAll()
+        let report = Report(
+            n: arguments.n,
+            machine: machineDescription(),
+            sampling: sampling,
+            results: measured.results,
+            memory: measured.memory,
+            memoryTarget: measured.memory.map { Target(text: "≤ 900 B", isMet: $0.peakBytesPerBookmark <= 900) },
+            notes: measured.notes,
+            seconds: milliseconds(ContinuousClock.now - start) / 1000
+        )
+        print(arguments.json ? report.json : report.table)
+    } catch {
+        scratch.removeAll()
+        throw error
+    }
+} catch {
+    progress("BookmarkBenchmarks: \(error)")
+    exit(1)
 }

@@ -1,0 +1,160 @@
+import BookmarkIndex
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Items 1–5 on this library: the journal's appends, the store's open and compaction, and the
+/// index's queries.
+struct JournalItems {
+    let dataset: Dataset
+    let sampling: Sampling
+    let scratch: Scratch
+
+    static func options(_ durability: JournalStorage.Options.Durability) -> JournalStorage.Options {
+        var options = JournalStorage.Options()
+        options.durability = durability
+        return options
+    }
+
+    /// Appends every batch to a fresh journal per sample, timing the appends (encode and
+    /// `write` per batch). Returns the figure and the directory of the last sample's journal,
+    /// which later items reuse.
+    func appendUnsynced() throws -> (figure: Figure, directory: URL) {
+        var last: URL?
+        let figure = try sampling.measure {
+            if let last { scratch.remove(last) }
+            let sample = try appendSample(.none)
+            last = sample.directory
+            return sample.milliseconds
+        }
+        return (figure, last!)
+    }
+
+    /// Durable appends (encode, `write` and `fsync` per batch) and their floor: the very bytes
+    /// the journal wrote for each batch (read back from the warm-up's journal, one line per
+    /// batch), written by a bare loop of one `write` and one `fsync` per batch into a fresh file
+    /// opened the way the journal opens its file. The two alternate, sample by sample, so that
+    /// a change in the disk's speed during the run falls on both alike.
+    func appendDurableWithFloor() throws -> (ours: Figure, floor: Figure) {
+        var warmUp = try appendSample(.always)
+        for _ in 1..<max(sampling.warmUps, 1) {
+            scratch.remove(warmUp.directory)
+            warmUp = try appendSample(.always)
+        }
+        let bytes = try Data(contentsOf: warmUp.directory.appendingPathComponent(JournalStorage.journalFileName))
+        scratch.remove(warmUp.directory)
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) + [0x0A] }
+        lines.removeLast() // after the final newline
+        let header = lines.removeFirst()
+        guard lines.count == dataset.changeBatches.count else {
+            throw HarnessError("expected one journal line per batch, found \(lines.count) for \(dataset.changeBatches.count)")
+        }
+        _ = try floorSample(header: header, lines: lines)
+
+        var ours: [Double] = []
+        var floor: [Double] = []
+        for _ in 0..<sampling.samples {
+            let sample = try appendSample(.always)
+            scratch.remove(sample.directory)
+            ours.append(sample.milliseconds)
+            floor.append(try floorSample(header: header, lines: lines))
+        }
+        return (Figure(samples: ours), Figure(samples: floor))
+    }
+
+    private func appendSample(_ durability: JournalStorage.Options.Durability) throws -> (milliseconds: Double, directory: URL) {
+        let directory = try scratch.directory("journal-\(durability == .always ? "durable" : "unsynced")")
+        let storage = try JournalStorage(directory: directory, options: Self.options(durability))
+        let elapsed = try elapsedMilliseconds {
+            for batch in dataset.changeBatches { try storage.append(batch) }
+        }
+        try storage.close()
+        return (elapsed, directory)
+    }
+
+    private func floorSample(header: [UInt8], lines: [[UInt8]]) throws -> Double {
+        let directory = try scratch.directory("fsync-floor")
+        defer { scratch.remove(directory) }
+        let path = directory.path + "/floor.jsonl"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXFailure(call: "open", path: path) }
+        defer { close(descriptor) }
+        try Self.writeFully(header, to: descriptor, path: path)
+        guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
+        return try elapsedMilliseconds {
+            for line in lines {
+                try Self.writeFully(line, to: descriptor, path: path)
+                guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
+            }
+        }
+    }
+
+    private static func writeFully(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXFailure(call: "write", path: path)
+                }
+                written += result
+            }
+        }
+    }
+
+    /// A journal that holds every bookmark twice (the data set appended, then appended again as
+    /// updates, in batches of 30, never compacted): what open replays when compaction lags.
+    func writeUncompactedJournal() throws -> URL {
+        let directory = try scratch.directory("journal-uncompacted")
+        let storage = try JournalStorage(directory: directory, options: Self.options(.none))
+        for _ in 0..<2 {
+            for batch in dataset.changeBatches { try storage.append(batch) }
+        }
+        try storage.close()
+        return directory
+    }
+
+    /// Compacts the store in `directory` once per sample (the live state written to a temporary
+    /// file, fsynced, renamed over the journal, the directory fsynced).
+    func compact(directory: URL) async throws -> Figure {
+        let store = try BookmarksIndexStore(directory: directory, options: Self.options(.always))
+        let figure = try await sampling.measure {
+            try await elapsedMilliseconds { try await store.compact() }
+        }
+        try await store.close()
+        return figure
+    }
+
+    /// Opens the store in `directory` (lock, read, check, replay into a ready index) once per
+    /// sample; the close after each sample is not timed.
+    func openStore(directory: URL) async throws -> Figure {
+        try await sampling.measure {
+            var store: BookmarksIndexStore?
+            let elapsed = try elapsedMilliseconds {
+                store = try BookmarksIndexStore(directory: directory, options: Self.options(.always))
+            }
+            try await store?.close()
+            return elapsed
+        }
+    }
+
+    /// The size of the journal in `directory`, in bytes.
+    static func journalBytes(in directory: URL) -> Int {
+        let path = directory.appendingPathComponent(JournalStorage.journalFileName).path
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
+    }
+}
+
+/// A failed POSIX call in the harness itself.
+struct POSIXFailure: Error, CustomStringConvertible {
+    var call: String
+    var path: String
+    var code = errno
+    var description: String { "\(call) \(path): \(String(cString: strerror(code)))" }
+}
