@@ -7,9 +7,9 @@ import Synchronization
 /// reports) and migration (which decodes older records).
 ///
 /// The file is read in groups of blocks of whole lines. The blocks of a group are decoded in
-/// parallel; then the caller's thread puts the results in order: it numbers the lines, checks the
-/// sequence and calls `onEvent` in file order. Memory stays bounded by a group, not the file's
-/// size.
+/// parallel in the background, while the caller's thread puts the previous group's results in
+/// order: it numbers the lines, checks the sequence and calls `onEvent` in file order. Memory
+/// stays bounded by two groups, not the file's size.
 struct JournalScanner {
     enum Event {
         case header(JournalCodec.Header)
@@ -33,7 +33,7 @@ struct JournalScanner {
     typealias Decoder = @Sendable (_ line: UnsafeRawBufferPointer) throws -> [BookmarkChange]
 
     /// One line of a block, decoded.
-    private struct DecodedLine: Sendable {
+    fileprivate struct DecodedLine: Sendable {
         enum Outcome: Sendable {
             case header(JournalCodec.Header)
             case batch(sequence: Int, changes: [BookmarkChange])
@@ -48,7 +48,7 @@ struct JournalScanner {
 
     static let blockSize = 1 << 20
     /// Blocks read, then decoded in parallel, at a time: what bounds the memory a scan needs.
-    private static let blocksPerGroup = 4
+    private static let blocksPerGroup = 2
 
     /// Scans the journal at `path`; `nil` when there is no file.
     static func scan(
@@ -64,43 +64,87 @@ struct JournalScanner {
         var carry: [UInt8] = []
         var offset = 0
         var block = [UInt8](repeating: 0, count: blockSize)
-        var isEnd = false
-        while !isEnd {
-            // Read a group of blocks of whole lines...
-            var group: [(base: Int, lines: [UInt8])] = []
-            while group.count < blocksPerGroup {
+
+        /// Reads the next group of blocks of whole lines; an empty group means the end.
+        func readGroup() throws -> DecodingGroup {
+            var blocks: [(base: Int, lines: [UInt8])] = []
+            while blocks.count < blocksPerGroup {
                 let count = try block.withUnsafeMutableBytes { try fileSystem.read(file, into: $0) }
-                if count == 0 {
-                    isEnd = true
-                    break
-                }
+                if count == 0 { break }
                 carry.append(contentsOf: block[..<count])
                 guard let lastNewline = carry.lastIndex(of: 0x0A) else { continue }
-                group.append((offset, Array(carry[...lastNewline])))
+                blocks.append((offset, Array(carry[...lastNewline])))
                 offset += lastNewline + 1
                 carry.removeFirst(lastNewline + 1)
             }
-            // ... decode them in parallel ...
-            let decoded = Mutex([[DecodedLine]](repeating: [], count: group.count))
-            let blocks = group
-            DispatchQueue.concurrentPerform(iterations: blocks.count) { index in
-                let lines = blocks[index].lines.withUnsafeBytes { decodeBlock($0, base: blocks[index].base, decodeBatch: decodeBatch) }
-                decoded.withLock { $0[index] = lines }
-            }
-            // ... and hand them on in file order.
-            let results = decoded.withLock { $0 }
+            return DecodingGroup(blocks: blocks, decodeBatch: decodeBatch)
+        }
+
+        // While the caller's thread replays one group, the next is already being decoded.
+        var current = try readGroup()
+        current.start()
+        while true {
+            let next = current.isEmpty ? nil : try readGroup()
+            next?.start()
+            let isFinal = next?.isEmpty ?? true
+            let results = current.wait()
             for (index, lines) in results.enumerated() {
-                try sequencer.consume(lines, isFinal: isEnd && index == results.count - 1, tail: carry, onEvent: onEvent)
+                try sequencer.consume(lines, isFinal: isFinal && index == results.count - 1, tail: carry, onEvent: onEvent)
             }
-            if isEnd && results.isEmpty {
+            if results.isEmpty {
                 try sequencer.consume([], isFinal: true, tail: carry, onEvent: onEvent)
             }
+            guard let next, !isFinal else { break }
+            current = next
         }
         return sequencer.result(length: offset + carry.count)
     }
 
+    /// A group of blocks decoded in parallel, in the background.
+    private final class DecodingGroup: Sendable {
+        let blocks: [(base: Int, lines: [UInt8])]
+        let decodeBatch: Decoder?
+        private let decoded: Mutex<[[DecodedLine]]>
+        private let done = DispatchGroup()
+
+        init(blocks: [(base: Int, lines: [UInt8])], decodeBatch: Decoder?) {
+            self.blocks = blocks
+            self.decodeBatch = decodeBatch
+            self.decoded = Mutex(Array(repeating: [], count: blocks.count))
+        }
+
+        var isEmpty: Bool { blocks.isEmpty }
+
+        /// Starts decoding on two threads of its own (not Dispatch's pool, which on Linux is
+        /// slow to add threads while the caller's thread is blocked waiting).
+        func start() {
+            guard !blocks.isEmpty else { return }
+            let workers = min(Self.workerCount, blocks.count)
+            for worker in 0..<workers {
+                done.enter()
+                let thread = Thread {
+                    for index in stride(from: worker, to: self.blocks.count, by: workers) {
+                        let block = self.blocks[index]
+                        let lines = block.lines.withUnsafeBytes { JournalScanner.decodeBlock($0, base: block.base, decodeBatch: self.decodeBatch) }
+                        self.decoded.withLock { $0[index] = lines }
+                    }
+                    self.done.leave()
+                }
+                thread.start()
+            }
+        }
+
+        private static let workerCount = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+
+        /// The decoded blocks, in order, once they are ready.
+        func wait() -> [[DecodedLine]] {
+            done.wait()
+            return decoded.withLock { $0 }
+        }
+    }
+
     /// Decodes the complete lines of a block (`base` is the block's offset in the file).
-    private static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> [DecodedLine] {
+    fileprivate static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> [DecodedLine] {
         var lines: [DecodedLine] = []
         let strings = StringCache()
         var start = 0
