@@ -191,17 +191,21 @@ public final class LoopbackServer: Sendable {
         }
     }
 
-    /// Runs the async handler from this dedicated (non-cooperative) thread and waits for it.
+    /// Runs the async handler on this connection's own thread and waits for it.
+    ///
+    /// The handler's task prefers an executor that runs its jobs right here, so answering never
+    /// waits for one of Swift concurrency's shared threads: a process whose cooperative threads
+    /// are all busy (a test suite running CPU-bound tests in parallel) still gets its answers.
     private func runBlocking(_ request: HTTPRequest) -> FakePixiv.Outcome {
         let result = Mutex<FakePixiv.Outcome?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        let executor = ThisThreadExecutor()
         let handler = handler
-        Task {
+        Task(executorPreference: executor) {
             let outcome = await handler(request)
             result.withLock { $0 = outcome }
-            done.signal()
+            executor.wake()
         }
-        done.wait()
+        executor.run { result.withLock { $0 != nil } }
         return result.withLock { $0 } ?? .drop
     }
 
@@ -299,5 +303,32 @@ private enum Socket {
             offset += sent
         }
         return true
+    }
+}
+
+/// A task executor whose jobs run on the thread that calls ``run(until:)``.
+private final class ThisThreadExecutor: TaskExecutor {
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        available.signal()
+    }
+
+    /// Wakes ``run(until:)`` to check its condition again.
+    func wake() {
+        available.signal()
+    }
+
+    /// Runs enqueued jobs on this thread until `isDone` holds.
+    func run(until isDone: () -> Bool) {
+        while !isDone() {
+            available.wait()
+            while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
     }
 }

@@ -21,7 +21,18 @@ struct CLI {
         return candidate
     }()
 
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    /// Runs the tool and waits for it on a thread of its own, so that a test waiting for a
+    /// process never holds one of Swift concurrency's few threads (other suites' loopback
+    /// servers need them to answer).
+    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result { try runAndWait(arguments, input: input, environment: environment) })
+            }.start()
+        }
+    }
+
+    private static func runAndWait(_ arguments: [String], input: String?, environment: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -37,33 +48,37 @@ struct CLI {
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         // Read both pipes to the end before waiting, so a full pipe cannot stall the child.
-        let errorData = Mutex<Data>(Data())
-        let reader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
-        reader.start()
+        let errorData = Mutex<Data?>(nil)
+        let errorRead = DispatchSemaphore(value: 0)
+        Thread {
+            let data = error.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
+            errorRead.signal()
+        }.start()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        errorRead.wait()
         process.waitUntilExit()
-        while reader.isExecuting || !reader.isFinished { usleep(1_000) }
         return Result(
             status: process.terminationStatus,
             output: String(decoding: outputData, as: UTF8.self),
-            error: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+            error: String(decoding: errorData.withLock { $0 } ?? Data(), as: UTF8.self)
         )
     }
 }
 
 /// A store synced once by `bookmarks demo --fast`, shared by the tests that read it.
-let demoStore: (directory: URL, result: CLI.Result) = {
+let demoStore = Task {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-\(UUID().uuidString)")
-    let result = try! CLI.run(["demo", "--fast", "--seed", "7", "--store", directory.path])
-    return (directory, result)
-}()
+    let result = try await CLI.run(["demo", "--fast", "--seed", "7", "--store", directory.path])
+    return (directory: directory, result: result)
+}
 
 @Suite("bookmarks CLI", .serialized)
 struct CLITests {
-    var store: String { demoStore.directory.path }
+    func store() async throws -> String { try await demoStore.value.directory.path }
 
-    @Test func demoSyncsThroughTheSimulatorAndShowsHistogramsAndADelta() throws {
-        let result = demoStore.result
+    @Test func demoSyncsThroughTheSimulatorAndShowsHistogramsAndADelta() async throws {
+        let result = try await demoStore.value.result
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("Pixiv simulator at http://127.0.0.1:"))
         #expect(result.output.contains("Top 15 tags, public (3000 bookmarks)"))
@@ -74,8 +89,8 @@ struct CLITests {
         #expect(result.output.contains("syncing full"))
     }
 
-    @Test func tagsPrintsValidJSON() throws {
-        let result = try CLI.run(["tags", "--store", store, "--json", "--limit", "5"])
+    @Test func tagsPrintsValidJSON() async throws {
+        let result = try await CLI.run(["tags", "--store", try await store(), "--json", "--limit", "5"])
         #expect(result.status == 0, "\(result.error)")
         let tags = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
         #expect(tags.count == 5)
@@ -84,12 +99,12 @@ struct CLITests {
         let counts = tags.compactMap { $0["count"] as? Int }
         #expect(counts == counts.sorted(by: >))
 
-        let privateTags = try CLI.run(["tags", "--store", store, "--restrict", "private", "--limit", "3"])
+        let privateTags = try await CLI.run(["tags", "--store", try await store(), "--restrict", "private", "--limit", "3"])
         #expect(privateTags.output.contains("Top tags of the private list"))
     }
 
-    func listedKeys(_ arguments: [String]) throws -> [String] {
-        let result = try CLI.run(["list", "--store", store, "--json", "--limit", "1000000"] + arguments)
+    func listedKeys(_ arguments: [String]) async throws -> [String] {
+        let result = try await CLI.run(["list", "--store", try await store(), "--json", "--limit", "1000000"] + arguments)
         #expect(result.status == 0, "\(result.error)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
         return rows.compactMap { $0["key"] as? String }
@@ -100,8 +115,8 @@ struct CLITests {
         return (row?["tags"] as? [[String: Any]])?.compactMap { $0["name"] as? String } ?? []
     }
 
-    @Test func listAppliesEveryFilter() throws {
-        let all = try CLI.run(["list", "--store", store, "--json", "--limit", "1000000", "--include-hidden"])
+    @Test func listAppliesEveryFilter() async throws {
+        let all = try await CLI.run(["list", "--store", try await store(), "--json", "--limit", "1000000", "--include-hidden"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [[String: Any]])
         #expect(rows.count == 3_002)
         func keys(where predicate: ([String: Any]) -> Bool) -> [String] {
@@ -111,22 +126,22 @@ struct CLITests {
             { row in ((row["tags"] as? [[String: Any]]) ?? []).contains { $0["name"] as? String == tag } }
         }
 
-        #expect(try listedKeys(["--tag", "original", "--tag", "girl"]) == keys { has("オリジナル")($0) && has("女の子")($0) })
-        #expect(try listedKeys(["--any-tag", "猫", "--any-tag", "dragon"]) == keys { has("猫")($0) || has("ドラゴン")($0) })
-        #expect(try listedKeys(["--tag", "original", "--not-tag", "girl"]) == keys { has("オリジナル")($0) && !has("女の子")($0) })
-        #expect(try listedKeys(["--text", "kaito"]) == keys { (($0["artistName"] as? String) ?? "").lowercased().contains("kaito") || (($0["title"] as? String) ?? "").lowercased().contains("kaito") })
-        #expect(try listedKeys(["--tag", "original"]).count > 100)
+        #expect(try await listedKeys(["--tag", "original", "--tag", "girl"]) == keys { has("オリジナル")($0) && has("女の子")($0) })
+        #expect(try await listedKeys(["--any-tag", "猫", "--any-tag", "dragon"]) == keys { has("猫")($0) || has("ドラゴン")($0) })
+        #expect(try await listedKeys(["--tag", "original", "--not-tag", "girl"]) == keys { has("オリジナル")($0) && !has("女の子")($0) })
+        #expect(try await listedKeys(["--text", "kaito"]) == keys { (($0["artistName"] as? String) ?? "").lowercased().contains("kaito") || (($0["title"] as? String) ?? "").lowercased().contains("kaito") })
+        #expect(try await listedKeys(["--tag", "original"]).count > 100)
 
-        let limited = try CLI.run(["list", "--store", store, "--tag", "cat", "--limit", "3"])
+        let limited = try await CLI.run(["list", "--store", try await store(), "--tag", "cat", "--limit", "3"])
         #expect(limited.output.contains("3 of "))
-        let csv = try CLI.run(["list", "--store", store, "--tag", "cat", "--limit", "2", "--csv"])
+        let csv = try await CLI.run(["list", "--store", try await store(), "--tag", "cat", "--limit", "2", "--csv"])
         let lines = csv.output.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("key,illust_id,restrict,title"))
     }
 
-    @Test func exportWritesBothFormats() throws {
-        let jsonl = try CLI.run(["export", "--store", store])
+    @Test func exportWritesBothFormats() async throws {
+        let jsonl = try await CLI.run(["export", "--store", try await store()])
         #expect(jsonl.status == 0, "\(jsonl.error)")
         let lines = jsonl.output.split(separator: "\n")
         #expect(lines.count == 3_602)
@@ -136,7 +151,7 @@ struct CLITests {
 
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: file) }
-        let csv = try CLI.run(["export", "--store", store, "--format", "csv", "--output", file.path])
+        let csv = try await CLI.run(["export", "--store", try await store(), "--format", "csv", "--output", file.path])
         #expect(csv.status == 0, "\(csv.error)")
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.hasPrefix("key,illust_id,restrict,title"))
@@ -145,8 +160,8 @@ struct CLITests {
         #expect(text.split(separator: "\n").count == 3_603)
     }
 
-    @Test func verifyReportsAGoodAndADamagedStore() throws {
-        let good = try CLI.run(["verify", "--store", store])
+    @Test func verifyReportsAGoodAndADamagedStore() async throws {
+        let good = try await CLI.run(["verify", "--store", try await store()])
         #expect(good.status == 0)
         #expect(good.output.contains("3002 public, 600 private"))
         #expect(good.output.contains("OK"))
@@ -155,16 +170,16 @@ struct CLITests {
         let damaged = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: damaged) }
         try FileManager.default.createDirectory(at: damaged, withIntermediateDirectories: true)
-        var bytes = [UInt8](try Data(contentsOf: demoStore.directory.appendingPathComponent("journal.jsonl")))
+        var bytes = [UInt8](try Data(contentsOf: try await demoStore.value.directory.appendingPathComponent("journal.jsonl")))
         let secondLine = bytes.firstIndex(of: 0x0A)! + 1
         bytes[secondLine + 200] ^= 0x01
         try Data(bytes).write(to: damaged.appendingPathComponent("journal.jsonl"))
-        let bad = try CLI.run(["verify", "--store", damaged.path])
+        let bad = try await CLI.run(["verify", "--store", damaged.path])
         #expect(bad.status == 1)
         #expect(bad.output.contains("damaged         line 2 at byte offset \(secondLine)"))
         #expect(bad.output.contains("DAMAGED"))
         // Opening it for reading refuses, naming the line.
-        let refused = try CLI.run(["tags", "--store", damaged.path])
+        let refused = try await CLI.run(["tags", "--store", damaged.path])
         #expect(refused.status == 1)
         #expect(refused.error.contains("line 2 at byte offset \(secondLine)"))
     }
@@ -181,36 +196,36 @@ struct CLITests {
         (["export", "--format", "xml"], "'--format' must be one of jsonl, csv"),
         ([], "usage: bookmarks <command>"),
     ])
-    func usageErrorsExitTwo(arguments: [String], message: String) throws {
-        let result = try CLI.run(arguments, environment: ["PIXIV_REFRESH_TOKEN": ""])
+    func usageErrorsExitTwo(arguments: [String], message: String) async throws {
+        let result = try await CLI.run(arguments, environment: ["PIXIV_REFRESH_TOKEN": ""])
         #expect(result.status == 2)
         #expect((result.error + result.output).contains(message), "\(result.error)")
     }
 
-    @Test func everySubcommandHasHelp() throws {
+    @Test func everySubcommandHasHelp() async throws {
         for command in ["demo", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
-            let result = try CLI.run([command, "--help"])
+            let result = try await CLI.run([command, "--help"])
             #expect(result.status == 0)
             #expect(result.output.contains("usage: bookmarks \(command)"))
         }
     }
 
-    @Test func resetAsksUnlessYes() throws {
+    @Test func resetAsksUnlessYes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reset-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        #expect(try CLI.run(["demo", "--fast", "--public", "30", "--private", "0", "--store", directory.path]).status == 0)
-        let declined = try CLI.run(["reset", "--store", directory.path], input: "no\n")
+        #expect(try await CLI.run(["demo", "--fast", "--public", "30", "--private", "0", "--store", directory.path]).status == 0)
+        let declined = try await CLI.run(["reset", "--store", directory.path], input: "no\n")
         #expect(declined.status == 1)
-        #expect(try CLI.run(["verify", "--store", directory.path]).output.contains("32 public"))
-        let confirmed = try CLI.run(["reset", "--store", directory.path], input: "yes\n")
+        #expect(try await CLI.run(["verify", "--store", directory.path]).output.contains("32 public"))
+        let confirmed = try await CLI.run(["reset", "--store", directory.path], input: "yes\n")
         #expect(confirmed.status == 0)
-        #expect(try CLI.run(["verify", "--store", directory.path]).output.contains("0 public, 0 private"))
-        #expect(try CLI.run(["reset", "--store", directory.path, "--yes"]).status == 0)
+        #expect(try await CLI.run(["verify", "--store", directory.path]).output.contains("0 public, 0 private"))
+        #expect(try await CLI.run(["reset", "--store", directory.path, "--yes"]).status == 0)
     }
 
-    @Test func compactShrinksNothingItNeedsAndKeepsTheIndex() throws {
-        let result = try CLI.run(["compact", "--store", store])
+    @Test func compactShrinksNothingItNeedsAndKeepsTheIndex() async throws {
+        let result = try await CLI.run(["compact", "--store", try await store()])
         #expect(result.status == 0, "\(result.error)")
-        #expect(try CLI.run(["verify", "--store", store]).output.contains("3002 public, 600 private"))
+        #expect(try await CLI.run(["verify", "--store", try await store()]).output.contains("3002 public, 600 private"))
     }
 }

@@ -44,7 +44,7 @@ public protocol JournalFileSystem: Sendable {
     func removeItem(atPath path: String) throws
     /// Takes an exclusive advisory lock on the file at `path` (created if missing), without
     /// waiting. Throws ``BookmarkIndexError/Code/locked`` when someone else holds it, in this
-    /// process or another. Closing the returned handle releases the lock.
+    /// process or another. Closing the returned handle (with ``close(_:)``) releases the lock.
     func lockExclusively(atPath path: String) throws -> JournalFileHandle
 }
 

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -70,6 +71,7 @@ public struct PosixFileSystem: JournalFileSystem {
     }
 
     public func close(_ file: JournalFileHandle) throws {
+        releaseLock(file)
         guard posixClose(file.descriptor) == 0 else { throw failure("close", file.path) }
     }
 
@@ -89,20 +91,49 @@ public struct PosixFileSystem: JournalFileSystem {
     }
 
     public func lockExclusively(atPath path: String) throws -> JournalFileHandle {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("open the lock file", path) }
-        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            _ = posixClose(descriptor)
-            if code == EWOULDBLOCK {
-                throw BookmarkIndexError(
-                    .locked,
-                    "The store at \(path.dropLast(5)) is open elsewhere (in this process or another); only one writer may open it. Close the other store first."
-                )
+        // A POSIX record lock (fcntl) keeps other processes out. Unlike flock, it is not shared
+        // with a child forked while the lock is held, so a process that spawns others cannot
+        // keep a closed store locked by accident. Record locks do not exclude the same process,
+        // so a registry of this process's locks does that.
+        let key = canonicalPath(path)
+        let locked = BookmarkIndexError(
+            .locked,
+            "The store at \(path.dropLast(5)) is open elsewhere (in this process or another); only one writer may open it. Close the other store first."
+        )
+        return try heldLocks.withLock { held in
+            if held[key] != nil { throw locked }
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw failure("open the lock file", path) }
+            var lock = flock()
+            lock.l_type = Int16(F_WRLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            if fcntl(descriptor, F_SETLK, &lock) != 0 {
+                let code = errno
+                _ = posixClose(descriptor)
+                if code == EAGAIN || code == EACCES { throw locked }
+                throw BookmarkIndexError(.io, "Could not lock \(path): \(String(cString: strerror(code))) (errno \(code)).")
             }
-            throw BookmarkIndexError(.io, "Could not lock \(path): \(String(cString: strerror(code))) (errno \(code)).")
+            held[key] = descriptor
+            return JournalFileHandle(descriptor: descriptor, path: path)
         }
-        return JournalFileHandle(descriptor: descriptor, path: path)
+    }
+
+    /// Releases the process-wide record of a lock taken by ``lockExclusively(atPath:)``.
+    private func releaseLock(_ file: JournalFileHandle) {
+        let key = canonicalPath(file.path)
+        heldLocks.withLock { held in
+            if held[key] == file.descriptor { held[key] = nil }
+        }
+    }
+
+    /// `path` with its directory resolved (symbolic links, `..`), so two spellings of one
+    /// store meet in the registry; the file itself need not exist yet.
+    private func canonicalPath(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        guard let resolved = realpath(directory, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved) + path[slash...]
     }
 
     private func failure(_ action: String, _ path: String) -> BookmarkIndexError {
@@ -110,6 +141,9 @@ public struct PosixFileSystem: JournalFileSystem {
         return BookmarkIndexError(.io, "Could not \(action) \(path): \(String(cString: strerror(code))) (errno \(code)).")
     }
 }
+
+/// The lock files this process holds, by canonical path, with their descriptors.
+private let heldLocks = Mutex<[String: Int32]>([:])
 
 // The POSIX functions whose names this type's methods shadow.
 private func posixClose(_ descriptor: Int32) -> Int32 { close(descriptor) }

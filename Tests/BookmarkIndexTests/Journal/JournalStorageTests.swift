@@ -71,20 +71,23 @@ struct JournalStorageTests {
         _ = try JournalStorage(directory: directory.url, options: journalOptions())
     }
 
-    #if os(Linux)
+    /// Another process's view, through Python's `fcntl.lockf` (the same POSIX record locks).
     @Test func lockIsSeenAcrossProcesses() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        // Our lock, seen from another process: flock(1) cannot take it.
+        let lockFile = directory.url.path + "/LOCK"
+        let tryLock = "import fcntl, sys\nf = open(sys.argv[1], 'a')\ntry:\n    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    sys.exit(3)"
+
+        // Our lock, seen from another process.
         let journal = try JournalStorage(directory: directory.url, options: journalOptions())
-        #expect(try runFlock(["-n", directory.url.path + "/LOCK", "true"]) != 0)
+        #expect(try runPython(tryLock, lockFile) == 3)
         try journal.close()
-        #expect(try runFlock(["-n", directory.url.path + "/LOCK", "true"]) == 0)
+        #expect(try runPython(tryLock, lockFile) == 0)
 
         // Another process's lock, seen from here: the child holds it until we close its stdin.
         let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        child.arguments = ["-n", directory.url.path + "/LOCK", "sh", "-c", "echo held; read line"]
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        child.arguments = ["python3", "-c", "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.lockf(f, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.read()", lockFile]
         let output = Pipe(), input = Pipe()
         child.standardOutput = output
         child.standardInput = input
@@ -98,15 +101,14 @@ struct JournalStorageTests {
         _ = try JournalStorage(directory: directory.url, options: journalOptions())
     }
 
-    private func runFlock(_ arguments: [String]) throws -> Int32 {
+    private func runPython(_ script: String, _ argument: String) throws -> Int32 {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, argument]
         try process.run()
         process.waitUntilExit()
         return process.terminationStatus
     }
-    #endif
 
     @Test func compactionRewritesTheLiveStateAndKeepsAppending() throws {
         let directory = TemporaryDirectory()
