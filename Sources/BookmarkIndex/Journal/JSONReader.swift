@@ -228,14 +228,7 @@ struct JSONReader {
         guard position + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[position]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw error("a \\u escape needs four hex digits")
-            }
+            guard let digit = hexDigitValue(bytes[position]) else { throw error("a \\u escape needs four hex digits") }
             value = value << 4 | digit
             position += 1
         }
@@ -428,4 +421,14 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         }
     }
     return true
+}
+
+/// The value of an ASCII hex digit, either case; `nil` for any other byte.
+func hexDigitValue(_ byte: UInt8) -> UInt32? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+    default: nil
+    }
 }

@@ -222,13 +222,8 @@ enum JournalCodec {
         let digits = try checksumDigits(in: line)
         var expected: UInt32 = 0
         for index in digits {
-            let byte = line[index]
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw .malformed(JSONReadError(offset: index, message: "the crc must be eight hex digits"))
+            guard let digit = hexDigitValue(line[index]) else {
+                throw .malformed(JSONReadError(offset: index, message: "the crc must be eight hex digits"))
             }
             expected = expected << 4 | digit
         }
