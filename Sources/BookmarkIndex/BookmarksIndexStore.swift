@@ -38,7 +38,10 @@ public actor BookmarksIndexStore {
         try storage.append(changes)
         state.apply(changes)
         if storage.wantsCompaction {
-            try storage.compact(state)
+            // The batch is durable and applied, so a failed automatic compaction must not fail
+            // it: the old journal stays valid, and the next write tries again. (A failure that
+            // leaves the storage unusable makes that next write throw.)
+            try? storage.compact(state)
         }
     }
 

@@ -171,12 +171,14 @@ public final class JournalStorage: BookmarkStorage {
 
     public func close() throws {
         try writer.withLock { writer in
-            defer {
-                writer.file = nil
-                writer.lock = nil
-            }
-            if let file = writer.file { try fileSystem.close(file) }
-            if let lock = writer.lock { try fileSystem.close(lock) }
+            // Close both, whatever happens to the first, so the lock is always released.
+            let file = writer.file, lock = writer.lock
+            writer.file = nil
+            writer.lock = nil
+            var failure: (any Error)?
+            if let file { do { try fileSystem.close(file) } catch { failure = error } }
+            if let lock { do { try fileSystem.close(lock) } catch { failure = failure ?? error } }
+            if let failure { throw failure }
         }
     }
 

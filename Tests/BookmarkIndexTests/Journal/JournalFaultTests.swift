@@ -169,4 +169,23 @@ struct JournalFaultTests {
             #expect(recovered == state(acknowledged) || recovered == state([]), "crash at step \(step)")
         }
     }
+
+    @Test func aFailedAutomaticCompactionDoesNotFailTheWrite() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fileSystem = FaultInjectingFileSystem()
+        var options = journalOptions(durability: .none, fileSystem: fileSystem)
+        options.compactionMinimumBytes = 4_000
+        let store = try BookmarksIndexStore(directory: directory.url, options: options)
+        try await store.apply(generatedBatch(first: 1, count: 5))
+        fileSystem.inject(.fail, atNext: .rename)
+        // This batch takes the journal past its threshold; the compaction it triggers fails.
+        try await store.apply(generatedBatch(first: 10, count: 5))
+        #expect(fileSystem.operationLog.contains(.rename))
+        #expect(await store.count(in: .public) == 10)
+        try await store.apply(generatedBatch(first: 20, count: 1))
+        try await store.close()
+        let reopened = try BookmarksIndexStore(directory: directory.url, options: journalOptions())
+        #expect(await reopened.count(in: .public) == 11)
+    }
 }
