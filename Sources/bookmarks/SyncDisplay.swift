@@ -37,6 +37,8 @@ final class SyncDisplay: Sendable {
                     drawn.plainPages[restrict] = pages
                 }
             }
+            // Progress is for now: a pipe (a log, another program) sees each line as it happens.
+            fflush(nil)
         }
     }
 

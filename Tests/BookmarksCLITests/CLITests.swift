@@ -228,4 +228,45 @@ struct CLITests {
         #expect(result.status == 0, "\(result.error)")
         #expect(try await CLI.run(["verify", "--store", try await store()]).output.contains("3002 public, 600 private"))
     }
+
+    /// Ctrl-C in the middle of a sync: the tool stops, says so, exits 130, and the journal
+    /// holds every page written before the interrupt.
+    @Test func interruptingASyncLeavesTheJournalIntact() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result {
+                    let process = Process()
+                    process.executableURL = CLI.executable
+                    // Real 150 ms pacing: the sync is still running when the interrupt comes.
+                    process.arguments = ["demo", "--store", directory.path]
+                    var environment = ProcessInfo.processInfo.environment
+                    environment["NO_COLOR"] = "1"
+                    process.environment = environment
+                    let output = Pipe()
+                    process.standardOutput = output
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    var seen = Data()
+                    // Wait until the sync has written some pages, then press Ctrl-C.
+                    while !String(decoding: seen, as: UTF8.self).contains("page 20") {
+                        let chunk = output.fileHandleForReading.availableData
+                        if chunk.isEmpty { break }
+                        seen.append(chunk)
+                    }
+                    process.interrupt()
+                    _ = output.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return process.terminationStatus
+                })
+            }.start()
+        }
+        #expect(status == 130)
+        let verify = try await CLI.run(["verify", "--store", directory.path])
+        #expect(verify.status == 0, "\(verify.output)")
+        #expect(verify.output.contains("OK"))
+        let tags = try await CLI.run(["tags", "--store", directory.path, "--json"])
+        #expect(tags.status == 0)
+    }
 }
