@@ -28,7 +28,9 @@ public struct PixivBookmarkSource: BookmarkSource {
     }
 
     public func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
-        guard let url = URL(string: token) else {
+        // Foundation accepts almost any string as a relative URL; only an absolute http(s) URL
+        // can be a `next_url` Pixiv sent.
+        guard let url = URL(string: token), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw BookmarkSyncError(.other, "The saved page token is not a URL: \(token.prefix(200)). Refresh the list to start a new walk.")
         }
         return try await translatingErrors { page(try await client.bookmarks(nextURL: url)) }
