@@ -221,6 +221,26 @@ import Testing
         #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
     }
 
+    @Test func unbookmarkingANewWorkTheIndexNeverHadDoesNotCutADeltaShort() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 10), to: .public)
+        await h.syncBoth()
+
+        // 40 bookmarks made on the web; the app then unbookmarks the newest, which the index
+        // never held, while Pixiv still serves it on page 1.
+        h.pixiv.add(illusts(1_000, count: 40), to: .public)
+        try await h.engine.recordUnbookmark(illustID: 1_039, restrict: .public)
+        await h.clock.advance(by: 61)
+        let mark = h.pixiv.requests.count
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+
+        #expect(h.requests(since: mark).count == 2, "page 1 holds only new works and the unbookmarked one")
+        #expect(await h.store.contains(BookmarkKey(illustID: 1_039, restrict: .public)) == false)
+        h.pixiv.unbookmark(illustID: 1_039)
+        #expect(await h.indexedIDs(.public) == h.pixiv.ids(in: .public), "the works on page 2 are not lost")
+    }
+
     @Test func privateRequestedWhilePublicSyncsIsQueuedAndRequestsNeverOverlapOrCrowd() async throws {
         let h = try PixivHarness(latency: 0.2)
         h.pixiv.add(illusts(1, count: 130), to: .public)
