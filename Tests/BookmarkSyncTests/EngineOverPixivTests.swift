@@ -326,6 +326,38 @@ import Testing
         #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
     }
 
+    @Test func aRetryAfterDateIsReadOnTheClock() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 10), to: .private)
+        let retryAt = h.clock.now + 45
+        h.pixiv.enqueue(.tooManyRequests(retryAfter: HTTPDate.format(retryAt)))
+        await h.engine.startAutoSync(for: .private)
+        await h.run()
+        let log = h.requests()
+        #expect(log.map(\.status) == [429, 200])
+        #expect(abs(log[1].timestamp.timeIntervalSince(retryAt)) < dateTolerance, "the retry comes at the date Pixiv named")
+    }
+
+    @Test func anAccessTokenExpiringMidWalkIsRefreshedWithoutFailingTheSync() async throws {
+        let clock = TestClock()
+        let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.durationSleep)
+        let tokens = RefreshTokenProvider(
+            refreshToken: pixiv.refreshToken, clientID: "id", clientSecret: "secret",
+            configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
+        )
+        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        h.pixiv.add(illusts(1, count: 100), to: .public)
+        h.pixiv.enqueue(.accessTokenExpired, for: .bookmarks)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+
+        #expect(h.pixiv.tokenRefreshCount == 2, "the first token, then one refresh after the rejection")
+        let endpoints = h.requests().map(\.endpoint)
+        #expect(endpoints == [.token, .userDetail, .bookmarks, .token, .bookmarks, .bookmarks, .bookmarks, .bookmarks])
+        #expect(await h.engine.currentStatus().publicList.isIdle)
+        #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
+    }
+
     @Test func aShorterRetryAfterDoesNotShortenTheBackoff() async throws {
         let h = try PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
@@ -393,6 +425,27 @@ import Testing
         }
         #expect(error.code == .unauthorized)
         #expect((error.underlying as? PixivError)?.code == .invalidRefreshToken)
+    }
+
+    @Test func aWalkStoppedByTheKillSwitchResumesFromItsCursorWhenSwitchedBackOn() async throws {
+        let h = try PixivHarness(latency: 0.1)
+        h.pixiv.add(illusts(1, count: 100), to: .public)
+        await h.engine.startAutoSync(for: .public)
+        await h.clock.run(whileBusy: { h.transport.startedCount < 4 })
+        await h.engine.setIndexingEnabled(false)
+        await h.run()
+        let stopped = h.requests()
+        #expect(stopped.map(\.endpoint) == [.userDetail, .bookmarks, .bookmarks, .bookmarks])
+        let cursor = try #require(await h.store.metadata(for: .public).fullSyncCursor)
+        #expect(cursor.pagesFetched == 2, "the page in flight when switched off is discarded")
+
+        await h.engine.setIndexingEnabled(true)
+        #expect(await h.engine.startAutoSync(for: .public) == .started)
+        await h.run()
+        let resumed = Array(h.requests().dropFirst(stopped.count))
+        #expect(resumed.map(\.endpoint) == [.userDetail, .bookmarks, .bookmarks])
+        #expect(resumed[1].query["max_bookmark_id"] == stopped[3].query["max_bookmark_id"])
+        #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
     }
 
     @Test func theKillSwitchFetchesNothing() async throws {
