@@ -26,7 +26,7 @@ import Testing
     @Test func theTestWiringSyncsOnTheTestClock() async throws {
         let store = try BookmarksIndexStore(storage: InMemoryStorage())
         let clock = TestClock()
-        let pixiv = FakePixiv(userID: 7, now: { clock.now }, sleep: { try await clock.sleep(until: clock.now + Double($0.components.seconds)) })
+        let pixiv = FakePixiv(userID: 7, now: { clock.now }, sleep: clock.sleep(for:))
         let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken(lifetime: nil)), now: { clock.now })
         let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: 7), clock: clock)
         pixiv.add(illusts(1, count: 31), to: .public)

@@ -340,7 +340,7 @@ import Testing
 
     @Test func anAccessTokenExpiringMidWalkIsRefreshedWithoutFailingTheSync() async throws {
         let clock = TestClock()
-        let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.durationSleep)
+        let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(
             refreshToken: pixiv.refreshToken, clientID: "id", clientSecret: "secret",
             configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
@@ -356,6 +356,18 @@ import Testing
         #expect(endpoints == [.token, .userDetail, .bookmarks, .token, .bookmarks, .bookmarks, .bookmarks, .bookmarks])
         #expect(await h.engine.currentStatus().publicList.isIdle)
         #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
+    }
+
+    @Test func aSlowResponseHoldsTheStreamAndTheNextRequestIsSpacedFromItsEnd() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 40), to: .private)
+        h.pixiv.enqueue(.delay(.milliseconds(2_500)))
+        await h.engine.startAutoSync(for: .private)
+        await h.run()
+        let log = h.requests()
+        #expect(log.count == 2)
+        #expect(abs(log.gaps[0] - 2.65) < dateTolerance, "2.5 s answering, then 150 ms")
+        #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
     }
 
     @Test func aShorterRetryAfterDoesNotShortenTheBackoff() async throws {
@@ -401,7 +413,7 @@ import Testing
 
     @Test func aDeadRefreshTokenIsNotRetriedAndTheStatusShowsIt() async throws {
         let clock = TestClock()
-        let pixiv = FakePixiv(userID: PixivHarness.userID, refreshToken: "r", now: { clock.now }, sleep: clock.durationSleep)
+        let pixiv = FakePixiv(userID: PixivHarness.userID, refreshToken: "r", now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(
             refreshToken: "r", clientID: "id", clientSecret: "secret",
             configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }

@@ -17,7 +17,7 @@ import Testing
         init(public publicWorks: [BookmarkedIllustSnapshot] = [], private privateWorks: [BookmarkedIllustSnapshot] = [],
              tokens: ((FakePixiv) -> any AccessTokenProvider)? = nil) {
             let clock = self.clock
-            pixiv = FakePixiv(userID: 77, public: publicWorks, private: privateWorks, now: { clock.now }, sleep: clock.durationSleep)
+            pixiv = FakePixiv(userID: 77, public: publicWorks, private: privateWorks, now: { clock.now }, sleep: clock.sleep(for:))
             let provider = tokens?(pixiv) ?? StaticAccessToken(pixiv.issueAccessToken(lifetime: nil))
             source = PixivBookmarkSource(client: PixivClient(transport: pixiv, tokens: provider, now: { clock.now }), userID: 77)
         }

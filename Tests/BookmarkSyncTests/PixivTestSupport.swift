@@ -9,21 +9,6 @@ import Testing
 // Test support for driving the engine through the real `PixivClient` against `FakePixiv`,
 // in process, with FakePixiv's `now` and `sleep` on the engine's `TestClock`.
 
-extension Duration {
-    /// The duration in seconds.
-    var seconds: TimeInterval {
-        let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
-}
-
-extension TestClock {
-    /// A `sleep` for FakePixiv (its `.delay` faults) that waits on this clock.
-    var durationSleep: @Sendable (Duration) async throws -> Void {
-        { duration in try await self.sleep(until: self.now + duration.seconds) }
-    }
-}
-
 extension FakePixiv {
     /// Bookmarks `illusts` in `restrict` in order, each on top (so the last is the newest).
     func add(_ illusts: [BookmarkedIllustSnapshot], to restrict: Restrict) {
@@ -183,7 +168,7 @@ struct PixivHarness {
         pixiv: FakePixiv? = nil,
         tokens: (any AccessTokenProvider)? = nil
     ) throws {
-        let pixiv = pixiv ?? FakePixiv(userID: Self.userID, now: { clock.now }, sleep: clock.durationSleep)
+        let pixiv = pixiv ?? FakePixiv(userID: Self.userID, now: { clock.now }, sleep: clock.sleep(for:))
         self.clock = clock
         self.pixiv = pixiv
         transport = MeteredTransport(pixiv: pixiv, clock: clock, latency: latency)
