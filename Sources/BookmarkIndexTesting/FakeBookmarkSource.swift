@@ -13,8 +13,11 @@ import Synchronization
 public final class FakeBookmarkSource: BookmarkSource {
     /// What a request asked for.
     public enum RequestKind: Sendable, Hashable {
+        /// `firstPage(of:)`.
         case firstPage
+        /// `nextPage(_:of:)` with this token.
         case nextPage(String)
+        /// `totalCount(of:)` of the public list.
         case total
     }
 
@@ -24,8 +27,9 @@ public final class FakeBookmarkSource: BookmarkSource {
         public var kind: RequestKind
         /// Which list.
         public var restrict: Restrict
-        /// When the request began and ended, on the injected clock.
+        /// When the request began, on the injected clock.
         public var startedAt: Date
+        /// When the request ended, on the injected clock.
         public var endedAt: Date
         /// The failure it answered with, if any.
         public var fault: BookmarkSyncError?
@@ -144,6 +148,7 @@ public final class FakeBookmarkSource: BookmarkSource {
 
     // MARK: BookmarkSource
 
+    /// The newest page of `restrict`'s list (or the stale one, when scripted); logged.
     public func firstPage(of restrict: Restrict) async throws -> BookmarkPage {
         try await serve(.firstPage, restrict) { state in
             if let stale = state.staleFirstPages[restrict], stale.remaining > 0 {
@@ -154,6 +159,7 @@ public final class FakeBookmarkSource: BookmarkSource {
         }
     }
 
+    /// The page after the bookmark whose ID is `token`; logged.
     public func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
         guard let maxID = Int(token) else {
             throw BookmarkSyncError(.other, "FakeBookmarkSource: malformed page token \"\(token)\".")

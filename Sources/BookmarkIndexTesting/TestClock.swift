@@ -77,6 +77,17 @@ public final class TestClock: SyncClock {
         }
     }
 
+    /// Suspends for `duration` of this clock's time: `sleep(until: now + duration)`.
+    ///
+    /// Pass it as `FakePixiv`'s `sleep` (`sleep: clock.sleep(for:)`) so the fake's delays run
+    /// on the same clock as the engine.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while sleeping.
+    public func sleep(for duration: Duration) async throws {
+        let parts = duration.components
+        try await sleep(until: now + TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18)
+    }
+
     /// Moves time forward by `seconds`, waking every sleeper whose deadline falls within, in
     /// deadline order, with `now` set to each one's deadline as it wakes.
     public func advance(by seconds: TimeInterval) async {

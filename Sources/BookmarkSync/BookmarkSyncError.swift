@@ -12,6 +12,7 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name, for logs.
         public var description: String { name }
 
         /// The server asked the client to slow down (HTTP 429 or Pixiv's "Rate Limit" body).
@@ -64,16 +65,19 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// Equal when code, message and `Retry-After` are; the underlying error is not compared.
     public static func == (lhs: BookmarkSyncError, rhs: BookmarkSyncError) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.retryAfter == rhs.retryAfter
     }
 
+    /// Hashes what ``==(_:_:)`` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
         hasher.combine(message)
         hasher.combine(retryAfter)
     }
 
+    /// The code, message, wait and cause, for logs.
     public var description: String {
         var text = "\(code): \(message)"
         if let retryAfter { text += " (retry after \(retryAfter) s)" }

@@ -21,19 +21,33 @@ public struct PixivBookmarkSource: BookmarkSource {
         self.userID = userID
     }
 
+    /// The newest page of `restrict`'s list: one `GET /v1/user/bookmarks/illust`.
+    ///
+    /// - Throws: ``BookmarkSyncError`` translated from the client's `PixivError`.
     public func firstPage(of restrict: Restrict) async throws -> BookmarkPage {
         try await translatingErrors {
             page(try await client.userBookmarks(userID: userID, restrict: restrict.bookmarkRestrict))
         }
     }
 
+    /// The page at `token`, a `next_url` Pixiv sent (as a previous page's
+    /// ``BookmarkPage/nextPage``): one request.
+    ///
+    /// - Throws: ``BookmarkSyncError``: ``BookmarkSyncError/Code/other`` without a request when
+    ///   `token` is not an absolute http(s) URL; else translated from the client's `PixivError`.
     public func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
-        guard let url = URL(string: token) else {
+        // Foundation accepts almost any string as a relative URL; only an absolute http(s) URL
+        // can be a `next_url` Pixiv sent.
+        guard let url = URL(string: token), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw BookmarkSyncError(.other, "The saved page token is not a URL: \(token.prefix(200)). Refresh the list to start a new walk.")
         }
         return try await translatingErrors { page(try await client.bookmarks(nextURL: url)) }
     }
 
+    /// The public list's total from the user's detail (one request); `nil` for the private
+    /// list, without a request, since Pixiv does not tell it.
+    ///
+    /// - Throws: ``BookmarkSyncError`` translated from the client's `PixivError`.
     public func totalCount(of restrict: Restrict) async throws -> Int? {
         guard restrict == .public else { return nil }
         return try await translatingErrors { try await client.userDetail(userID: userID).profile.totalIllustBookmarksPublic }

@@ -214,7 +214,7 @@ struct SyncStateMachine: Sendable {
     /// The source returned `page`; returns the one batch to write (rows, prunes, metadata).
     ///
     /// `index` is the index as it is now. Rows under a live tombstone are skipped. A delta stops
-    /// at the first page holding a known or tombstoned ID (or the last page); a full walk saves
+    /// at the first page holding an ID the index has (or the last page); a full walk saves
     /// its cursor with every page and, after the last one, removes the list's rows not seen
     /// since the walk began.
     mutating func pageFetched(_ page: BookmarkPage, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
@@ -232,10 +232,9 @@ struct SyncStateMachine: Sendable {
             var sawKnown = false
             for illust in page.illusts {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-                if tombstones[key] != nil {
-                    sawKnown = true
-                    continue
-                }
+                // A tombstoned work is skipped, and is no sign the delta has reached known
+                // ground: the app may have unbookmarked a work the index never held.
+                if tombstones[key] != nil { continue }
                 let order: Int64
                 let firstIndexed: Date
                 if let existing = index.bookmark(for: key) {

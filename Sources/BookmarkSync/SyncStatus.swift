@@ -8,6 +8,7 @@ public enum SyncMode: String, Sendable, Hashable, CustomStringConvertible {
     /// Every page; afterwards rows the walk did not see are removed.
     case full
 
+    /// `"delta"` or `"full"`.
     public var description: String { rawValue }
 }
 

@@ -201,4 +201,20 @@ import Testing
         state.apply(machine.recordBookmark(made, restrict: .public, index: state, now: t0 + 400))
         #expect(state.allBookmarks(in: .public).first?.illust == made)
     }
+
+    @Test func aTombstonedWorkTheIndexNeverHeldDoesNotEndADelta() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0))
+        // The app unbookmarked 40, a work bookmarked on the web that the index never held.
+        state.apply(machine.recordUnbookmark(BookmarkKey(illustID: 40, restrict: .public), now: t0 + 100))
+
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 200) == .started)
+        #expect(machine.nextAction(index: state, now: t0 + 200) == .fetch(.firstPage(.public)))
+        state.apply(machine.pageFetched(page([40, 39, 38], next: "p2"), index: state, now: t0 + 200))
+        #expect(machine.nextAction(index: state, now: t0 + 201) == .fetch(.nextPage("p2", .public)),
+                "every ID on page 1 but the tombstoned one is new: the delta goes on")
+        state.apply(machine.pageFetched(page([37, 3, 2], next: "p3"), index: state, now: t0 + 201))
+        #expect(machine.nextAction(index: state, now: t0 + 202) == .idle, "page 2 holds known IDs")
+        #expect(state.allBookmarks(in: .public).map(\.illust.id) == [39, 38, 37, 3, 2, 1])
+    }
 }
