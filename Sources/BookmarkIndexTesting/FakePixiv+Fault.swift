@@ -125,6 +125,6 @@ enum PixivBodies {
 
     static func json(_ object: Any) -> Data {
         // Every object built here is made of JSON types, so serialization cannot fail.
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
     }
 }
