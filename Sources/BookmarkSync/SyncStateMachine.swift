@@ -78,6 +78,9 @@ struct SyncStateMachine: Sendable {
     private var queue: [Job] = []
     private var lists: [Restrict: ListState] = [.public: ListState(), .private: ListState()]
     private var tombstones: [BookmarkKey: Tombstone] = [:]
+    /// Bookmarks the app recorded since the last complete sync of their list: not known ground
+    /// for a delta (their time can equal that sync's own to the instant).
+    private var recordedSinceSync: Set<BookmarkKey> = []
     private var lastRequestEnd: Date?
 
     init(configuration: SyncConfiguration = SyncConfiguration()) {
@@ -229,6 +232,10 @@ struct SyncStateMachine: Sendable {
 
         switch job.mode {
         case .delta:
+            // Known ground is a row a *complete* sync saw. Rows an interrupted delta wrote, or
+            // the app recorded, since then are not: stopping at them could leave the works
+            // below them (fetched by no one yet) out until the next full walk.
+            let completed = max(metadata.lastFullSync ?? .distantPast, metadata.lastDeltaSync ?? .distantPast)
             var sawKnown = false
             for illust in page.illusts {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
@@ -237,13 +244,15 @@ struct SyncStateMachine: Sendable {
                 if tombstones[key] != nil { continue }
                 let order: Int64
                 let firstIndexed: Date
-                if let existing = index.bookmark(for: key) {
+                let existing = index.bookmark(for: key)
+                if let existing, existing.lastSeenAt <= completed, !recordedSinceSync.contains(key) {
                     sawKnown = true
                     order = existing.serverOrder
                     firstIndexed = existing.firstIndexedAt
                 } else {
+                    // New, or not yet confirmed by a complete sync: placed on top in page order.
                     order = ServerOrder.deltaOrder(index: job.newRows, above: job.newestAtStart)
-                    firstIndexed = now
+                    firstIndexed = existing?.firstIndexedAt ?? now
                     job.newRows += 1
                 }
                 changes.append(.upsert(IndexedBookmark(
@@ -253,6 +262,7 @@ struct SyncStateMachine: Sendable {
             }
             if sawKnown || page.nextPage == nil {
                 metadata.lastDeltaSync = now
+                recordedSinceSync = recordedSinceSync.filter { $0.restrict != restrict }
                 finished = true
             } else if let token = page.nextPage {
                 job.next = .nextPage(token, restrict)
@@ -286,6 +296,7 @@ struct SyncStateMachine: Sendable {
                 metadata.fullSyncCursor = nil
                 metadata.lastFullSync = now
                 tombstones = tombstones.filter { $0.key.restrict != restrict || $0.value.createdAt >= walk.startedAt }
+                recordedSinceSync = recordedSinceSync.filter { $0.restrict != restrict }
                 finished = true
             }
         }
@@ -366,6 +377,7 @@ struct SyncStateMachine: Sendable {
     mutating func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
         let key = BookmarkKey(illustID: illust.id, restrict: restrict)
         tombstones[key] = nil
+        recordedSinceSync.insert(key)
         let existing = index.bookmark(for: key)
         let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
         return [.upsert(IndexedBookmark(
