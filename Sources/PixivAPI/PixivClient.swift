@@ -89,7 +89,7 @@ public struct PixivClient: Sendable {
 
     /// The page at `nextURL`, exactly as a previous page's ``BookmarksPage/nextURL`` gave it.
     public func bookmarks(nextURL: URL) async throws -> BookmarksPage {
-        try await decode(BookmarksPage.self, from: send(HTTPRequest(method: "GET", url: nextURL)))
+        try await decode(BookmarksPage.self, from: send(HTTPRequest(method: "GET", url: checkedNextURL(nextURL))))
     }
 
     /// Bookmarks a work in `restrict`, with the user's bookmark `tags`. Bookmarking a work
@@ -117,7 +117,19 @@ public struct PixivClient: Sendable {
 
     /// The bookmark-tags page at `nextURL`, as a previous page gave it.
     public func bookmarkTags(nextURL: URL) async throws -> BookmarkTagsPage {
-        try await decode(BookmarkTagsPage.self, from: send(HTTPRequest(method: "GET", url: nextURL)))
+        try await decode(BookmarkTagsPage.self, from: send(HTTPRequest(method: "GET", url: checkedNextURL(nextURL))))
+    }
+
+    /// `url`, if it points at the configured API host; the access token goes nowhere else, so a
+    /// tampered or corrupted saved cursor cannot send it to another server.
+    private func checkedNextURL(_ url: URL) throws -> URL {
+        let base = configuration.baseURL
+        guard url.scheme?.lowercased() == base.scheme?.lowercased(),
+              url.host?.lowercased() == base.host?.lowercased(),
+              url.port == base.port else {
+            throw PixivError(.badRequest, "Refusing to follow a next URL on another host than \(base.host ?? "the API"): \(url.absoluteString.prefix(200))")
+        }
+        return url
     }
 
     /// A user's detail; its profile holds the public illust-bookmark total.

@@ -23,12 +23,15 @@ public struct BookmarksPage: Sendable, Hashable, Decodable {
 
     private enum CodingKeys: String, CodingKey { case illusts, nextURL = "next_url" }
 
-    /// Decodes Pixiv's `{"illusts":[…],"next_url":…}`; an empty or unparsable `next_url` means
-    /// there is no next page.
+    /// Decodes Pixiv's `{"illusts":[…],"next_url":…}`; a missing, `null` or empty `next_url`
+    /// means there is no next page.
+    ///
+    /// A `next_url` that is not an absolute http(s) URL fails to decode: taking it for the last
+    /// page would end a full walk early and prune every bookmark after it.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         illusts = try c.decode([PixivIllust].self, forKey: .illusts)
-        nextURL = try c.decodeIfPresent(String.self, forKey: .nextURL).flatMap(URL.init(string:))
+        nextURL = try decodeNextURL(c, forKey: .nextURL)
     }
 }
 
@@ -83,7 +86,7 @@ public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         tags = try c.decode([Tag].self, forKey: .tags)
-        nextURL = try c.decodeIfPresent(String.self, forKey: .nextURL).flatMap(URL.init(string:))
+        nextURL = try decodeNextURL(c, forKey: .nextURL)
     }
 }
 
@@ -126,4 +129,15 @@ public struct UserDetail: Sendable, Hashable, Decodable {
 /// `{"bookmark_detail":{…}}`.
 struct BookmarkDetailEnvelope: Decodable {
     var bookmark_detail: BookmarkDetail
+}
+
+/// A page's `next_url`: `nil` when missing, `null` or empty; an error when it is anything but an
+/// absolute http(s) URL.
+func decodeNextURL<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, forKey key: Key) throws -> URL? {
+    guard let text = try container.decodeIfPresent(String.self, forKey: key), !text.isEmpty else { return nil }
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+          url.host != nil else {
+        throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "next_url is not an absolute http(s) URL: \(text.prefix(200))")
+    }
+    return url
 }
