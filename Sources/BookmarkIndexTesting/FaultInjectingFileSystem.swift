@@ -7,7 +7,7 @@ import Synchronization
 /// two steps, and the loss of everything not yet fsynced.
 ///
 /// Every mutating call (open for writing, write, fsync, truncate, closing a written file, rename,
-/// directory fsync, delete) is numbered from 0; reads are not counted. ``mutatingOperations``
+/// link, directory fsync, delete) is numbered from 0; reads are not counted. ``mutatingOperations``
 /// counts them, so a test can first count the steps of an operation and then crash at each one
 /// in turn.
 ///
@@ -27,7 +27,7 @@ public final class FaultInjectingFileSystem: JournalFileSystem {
 
     /// The mutating operations, for ``inject(_:at:)`` and ``operationLog``.
     public enum Operation: String, Sendable, Hashable {
-        case open, write, synchronize, truncate, close, rename, synchronizeDirectory, remove
+        case open, write, synchronize, truncate, close, rename, link, synchronizeDirectory, remove
     }
 
     private struct State {
@@ -203,6 +203,11 @@ public final class FaultInjectingFileSystem: JournalFileSystem {
         state.withLock { state in
             state.syncedLength[destination] = state.syncedLength.removeValue(forKey: source)
         }
+    }
+
+    public func linkItem(atPath source: String, toPath destination: String) throws {
+        try failUnlessWrite(try step(.link), .link)
+        try base.linkItem(atPath: source, toPath: destination)
     }
 
     public func synchronizeDirectory(atPath path: String) throws {

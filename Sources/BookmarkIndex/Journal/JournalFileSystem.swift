@@ -38,6 +38,8 @@ public protocol JournalFileSystem: Sendable {
     func close(_ file: JournalFileHandle) throws
     /// Atomically replaces `destination` by `source`.
     func rename(atPath source: String, toPath destination: String) throws
+    /// Gives the file at `source` a second name, `destination` (a hard link).
+    func linkItem(atPath source: String, toPath destination: String) throws
     /// Makes the directory's entries (renames, creations) durable.
     func synchronizeDirectory(atPath path: String) throws
     /// Deletes a file; no error when it does not exist.

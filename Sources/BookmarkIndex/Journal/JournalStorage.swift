@@ -111,11 +111,19 @@ public final class JournalStorage: BookmarkStorage {
 
     // MARK: BookmarkStorage
 
+    /// Hands over the index read at open. A journal backs one store: a second call throws
+    /// rather than return an empty index that the next compaction would write over the journal.
     public func load() throws -> BookmarkIndexState {
         try writer.withLock { writer in
             try check(writer)
-            defer { writer.loadedState = nil }
-            return writer.loadedState ?? BookmarkIndexState()
+            guard let state = writer.loadedState else {
+                throw BookmarkIndexError(
+                    .invalidArgument,
+                    "The journal \(journalPath) has already been loaded by a store; open a new JournalStorage for another store."
+                )
+            }
+            writer.loadedState = nil
+            return state
         }
     }
 
@@ -194,7 +202,7 @@ public final class JournalStorage: BookmarkStorage {
     /// Reads the journal back from disk and reports its health, with what open repaired.
     public func healthReport() throws -> JournalHealthReport {
         try writer.withLock { _ in
-            var report = try Self.verify(directory: URL(fileURLWithPath: directory), fileSystem: fileSystem)
+            var report = try Self.verify(directory: URL(fileURLWithPath: directory), fileSystem: fileSystem, migrations: options.migrations)
             report.recovery = recovery
             return report
         }
@@ -202,25 +210,52 @@ public final class JournalStorage: BookmarkStorage {
 
     /// Reads the journal in `directory` and reports its health, changing nothing and taking no
     /// lock: safe on a store another process has open.
-    public static func verify(directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem()) throws -> JournalHealthReport {
+    ///
+    /// A journal at an older schema is read through `migrations` (as opening would migrate
+    /// it); one newer than `migrations.currentVersion` is reported as damage, since opening it
+    /// is refused.
+    public static func verify(
+        directory: URL,
+        fileSystem: any JournalFileSystem = PosixFileSystem(),
+        migrations: JournalMigrationPlan = .production
+    ) throws -> JournalHealthReport {
         let path = directory.path + "/" + journalFileName
         var report = JournalHealthReport(
             path: path, batches: 0, bytes: 0,
             livePublicBookmarks: 0, livePrivateBookmarks: 0, damage: []
         )
-        var state = BookmarkIndexState()
-        let scanned = try JournalScanner.scan(path: path, fileSystem: fileSystem) { event in
-            switch event {
-            case .header(let header):
-                report.schemaVersion = header.schemaVersion
-                report.created = header.created
-                report.lastCompaction = header.compacted
-            case .batch(_, let changes, _, _):
-                report.batches += 1
-                state.apply(changes)
-            case .damage(let damage):
-                report.damage.append(damage)
+        var decodeBatch: JournalScanner.Decoder?
+        if let headerLine = try readHead(path, fileSystem: fileSystem).firstLine,
+           let version = try? readHeaderVersion(headerLine, path: path), version != migrations.currentVersion {
+            if version > migrations.currentVersion {
+                report.schemaVersion = version
+                report.bytes = try fileSystem.contents(atPath: path)?.count ?? 0
+                report.damage = [JournalDamage(
+                    line: 1, offset: 0,
+                    reason: "schema version \(version) is newer than this library's \(migrations.currentVersion): opening it is refused; nothing else was read"
+                )]
+                return report
             }
+            decodeBatch = try migrator(plan: migrations, from: version, path: path)
+        }
+        var state = BookmarkIndexState()
+        let scanned: JournalScanner.Result?
+        do {
+            scanned = try JournalScanner.scan(path: path, fileSystem: fileSystem, decodeBatch: decodeBatch) { event in
+                switch event {
+                case .header(let header):
+                    report.schemaVersion = header.schemaVersion
+                    report.created = header.created
+                    report.lastCompaction = header.compacted
+                case .batch(_, let changes, _, _):
+                    report.batches += 1
+                    state.apply(changes)
+                case .damage(let damage):
+                    report.damage.append(damage)
+                }
+            }
+        } catch let failure as JournalScanner.ScanFailure {
+            throw migrationError(failure, plan: migrations, path: path)
         }
         guard let result = scanned else {
             throw BookmarkIndexError(.io, "There is no journal at \(path).")
@@ -309,9 +344,12 @@ public final class JournalStorage: BookmarkStorage {
         }
 
         if migrating || !damage.isEmpty {
+            var aside: String?
             if !damage.isEmpty {
-                let aside = journalPath + ".damaged-" + String(Int(options.now().timeIntervalSince1970))
-                try fileSystem.rename(atPath: journalPath, toPath: aside)
+                // Kept under a new name (a second link to the same file) only once the clean
+                // journal is durable, and the clean one renamed in after: a crash at any step
+                // leaves a journal in place, damaged or clean, never none.
+                aside = unusedPath(journalPath + ".damaged-" + String(Int(options.now().timeIntervalSince1970)), fileSystem: fileSystem)
                 recovery.droppedDamage = damage
                 recovery.damagedFileMovedTo = aside
             }
@@ -319,7 +357,7 @@ public final class JournalStorage: BookmarkStorage {
             if let tail = result.tornTail {
                 recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
             }
-            let written = try writeJournal(state, compacted: options.now(), directory: directory, options: options)
+            let written = try writeJournal(state, compacted: options.now(), directory: directory, options: options, keepingOldAs: aside)
             return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: state, recovery: recovery)
         }
 
@@ -370,6 +408,17 @@ public final class JournalStorage: BookmarkStorage {
                 )
             }
         }
+    }
+
+    /// `path`, or `path-2`, `path-3`, … : the first that does not exist yet.
+    private static func unusedPath(_ path: String, fileSystem: any JournalFileSystem) -> String {
+        var candidate = path
+        var suffix = 1
+        while fileSystem.fileExists(atPath: candidate) {
+            suffix += 1
+            candidate = "\(path)-\(suffix)"
+        }
+        return candidate
     }
 
     /// What a migration step, or a record after the steps, failed with.
@@ -451,8 +500,14 @@ public final class JournalStorage: BookmarkStorage {
     }
 
     /// Writes `state` as a complete journal and opens it for appending.
-    private static func writeJournal(_ state: BookmarkIndexState, compacted: Date?, directory: String, options: Options) throws -> Written {
-        let installed = try installJournal(state, compacted: compacted, directory: directory, options: options)
+    private static func writeJournal(
+        _ state: BookmarkIndexState,
+        compacted: Date?,
+        directory: String,
+        options: Options,
+        keepingOldAs aside: String? = nil
+    ) throws -> Written {
+        let installed = try installJournal(state, compacted: compacted, directory: directory, options: options, keepingOldAs: aside)
         try options.fileSystem.synchronizeDirectory(atPath: directory)
         let file = try options.fileSystem.openForAppending(atPath: directory + "/" + journalFileName, truncating: false)
         return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
@@ -465,7 +520,8 @@ public final class JournalStorage: BookmarkStorage {
         _ state: BookmarkIndexState,
         compacted: Date?,
         directory: String,
-        options: Options
+        options: Options,
+        keepingOldAs aside: String? = nil
     ) throws -> (length: Int, nextSequence: Int) {
         let fileSystem = options.fileSystem
         let temporaryPath = directory + "/" + temporaryFileName
@@ -499,6 +555,7 @@ public final class JournalStorage: BookmarkStorage {
                 throw error
             }
             try fileSystem.close(temporary)
+            if let aside { try fileSystem.linkItem(atPath: directory + "/" + journalFileName, toPath: aside) }
             try fileSystem.rename(atPath: temporaryPath, toPath: directory + "/" + journalFileName)
         } catch {
             try? fileSystem.removeItem(atPath: temporaryPath)

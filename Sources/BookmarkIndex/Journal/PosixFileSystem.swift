@@ -79,6 +79,10 @@ public struct PosixFileSystem: JournalFileSystem {
         guard posixRename(source, destination) == 0 else { throw failure("rename \(source) to", destination) }
     }
 
+    public func linkItem(atPath source: String, toPath destination: String) throws {
+        guard link(source, destination) == 0 else { throw failure("link \(source) as", destination) }
+    }
+
     public func synchronizeDirectory(atPath path: String) throws {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("open the directory", path) }

@@ -59,7 +59,7 @@ struct JournalMigrationTests {
         try journal.close()
 
         // The file on disk is now schema 3 and opens without migrating.
-        let report = try JournalStorage.verify(directory: directory.url)
+        let report = try JournalStorage.verify(directory: directory.url, migrations: Self.plan)
         #expect(report.schemaVersion == 3)
         #expect(report.isHealthy)
         let reopened = try JournalStorage(directory: directory.url, options: options())
@@ -151,5 +151,21 @@ struct JournalMigrationTests {
             #expect(journal.recovery.migratedFromVersion == 1)
             #expect(try journal.load().count(in: .private) == 1)
         }
+    }
+
+    @Test func verifyReadsAnOlderJournalThroughThePlanAndRefusesANewerOne() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        directory.writeJournal(try fixture("journal-v1.jsonl"))
+        let older = try JournalStorage.verify(directory: directory.url, migrations: Self.plan)
+        #expect(older.isHealthy)
+        #expect(older.schemaVersion == 1)
+        #expect(older.livePublicBookmarks == 1 && older.livePrivateBookmarks == 1)
+
+        directory.writeJournal(try fixture("journal-v4.jsonl"))
+        let newer = try JournalStorage.verify(directory: directory.url, migrations: Self.plan)
+        #expect(!newer.isHealthy)
+        #expect(newer.damage.first?.reason.contains("newer than this library's 3") == true)
     }
 }

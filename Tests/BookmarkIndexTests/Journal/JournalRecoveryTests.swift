@@ -154,4 +154,48 @@ struct JournalRecoveryTests {
         #expect(journal.recovery.removedTemporaryFile)
         #expect(!FileManager.default.fileExists(atPath: temporary))
     }
+
+    /// A crash at any step of a salvage leaves a journal in place, damaged or clean, and the
+    /// next salvage gives the same index; the damaged bytes are never lost.
+    @Test func crashAtEveryStepOfASalvage() throws {
+        func damagedJournal(_ directory: TemporaryDirectory) throws -> [UInt8] {
+            _ = try makeJournal(in: directory, batches: 5)
+            var bytes = directory.journalBytes()
+            bytes[lineStarts(bytes)[2] + 60] ^= 0x04
+            directory.writeJournal(bytes)
+            return bytes
+        }
+        let probe = FaultInjectingFileSystem()
+        var expected: StateDump?
+        var steps = 0
+        do {
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            _ = try damagedJournal(directory)
+            var options = journalOptions(fileSystem: probe, salvage: true)
+            options.fileSystem = probe
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            steps = probe.mutatingOperations
+            expected = StateDump(try journal.load())
+        }
+        #expect(probe.operationLog.contains(.link), "\(probe.operationLog)")
+        for step in 0..<steps {
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            let damaged = try damagedJournal(directory)
+            let fileSystem = FaultInjectingFileSystem()
+            fileSystem.inject(.crash(keepingBytes: 100), at: step)
+            #expect(throws: BookmarkIndexError.self) {
+                try JournalStorage(directory: directory.url, options: journalOptions(fileSystem: fileSystem, salvage: true))
+            }
+            fileSystem.restart(losingUnsyncedData: true)
+            #expect(FileManager.default.fileExists(atPath: directory.journalPath), "crash at step \(step): a journal is in place")
+            let journal = try JournalStorage(directory: directory.url, options: journalOptions(salvage: true))
+            #expect(StateDump(try journal.load()) == expected, "crash at step \(step)")
+            let kept = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+                .filter { $0.hasPrefix(JournalStorage.journalFileName + ".damaged-") }
+                .compactMap { try? PosixFileSystem().contents(atPath: directory.url.path + "/" + $0) }
+            #expect(kept.contains { fingerprint($0) == fingerprint(damaged) }, "crash at step \(step): the damaged file is kept")
+        }
+    }
 }

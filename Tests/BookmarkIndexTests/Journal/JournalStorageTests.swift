@@ -110,6 +110,18 @@ struct JournalStorageTests {
         return process.terminationStatus
     }
 
+    /// A journal backs one store: loading it twice would hand the second store an empty index
+    /// that its next compaction would write over everything.
+    @Test func aSecondLoadIsRefused() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        try journal.append(generatedBatch(first: 1, count: 3))
+        _ = try journal.load()
+        let error = try #require(throws: BookmarkIndexError.self) { try journal.load() }
+        #expect(error.code == .invalidArgument)
+    }
+
     @Test func compactionRewritesTheLiveStateAndKeepsAppending() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
