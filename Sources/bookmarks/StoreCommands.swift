@@ -26,12 +26,18 @@ enum StoreLocation {
     }
 
     /// Opens the store for a command that only reads it: refuses to create one where there is none.
-    static func openExisting(_ arguments: ParsedArguments) throws -> BookmarksIndexStore {
+    static func openExisting(_ arguments: ParsedArguments, salvage: Bool = false) throws -> BookmarksIndexStore {
         let directory = directory(arguments)
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path) else {
             throw BookmarkIndexError(.invalidArgument, "There is no store at \(directory.path); run 'bookmarks sync' or 'bookmarks demo --store \(directory.path)' first.")
         }
-        return try BookmarksIndexStore(directory: directory)
+        var options = JournalStorage.Options()
+        options.salvage = salvage
+        do {
+            return try BookmarksIndexStore(directory: directory, options: options)
+        } catch let error as BookmarkIndexError where error.code == .corrupt {
+            throw BookmarkIndexError(error.code, error.message + " With this tool: 'bookmarks compact --salvage' or 'bookmarks reset'.", underlying: error.underlying)
+        }
     }
 }
 
@@ -166,10 +172,20 @@ func runExport(_ arguments: ParsedArguments) async throws {
 
 // MARK: compact, verify, reset
 
-let compactSpec = CommandSpec(name: "compact", summary: "Rewrite the store's journal as its live state.", options: [storeOption])
+let compactSpec = CommandSpec(
+    name: "compact",
+    summary: "Rewrite the store's journal as its live state.",
+    options: [
+        storeOption,
+        OptionSpec(name: "salvage", kind: .flag, help: "Open a damaged journal by keeping every valid batch (the damaged file is kept beside it)."),
+    ]
+)
 
 func runCompact(_ arguments: ParsedArguments) async throws {
-    let store = try StoreLocation.openExisting(arguments)
+    let store = try StoreLocation.openExisting(arguments, salvage: arguments.flag("salvage"))
+    if let moved = try await store.journalHealth().recovery?.damagedFileMovedTo {
+        print("Salvaged: the damaged journal is kept as \(moved).")
+    }
     let before = try await store.journalHealth().bytes
     try await store.compact()
     let after = try await store.journalHealth().bytes
@@ -205,7 +221,7 @@ func runVerify(_ arguments: ParsedArguments) throws -> Bool {
     print("bookmarks       \(report.livePublicBookmarks) public, \(report.livePrivateBookmarks) private")
     for damage in report.damage { print(Terminal.warning("damaged         \(damage)")) }
     if let tail = report.tornTail { print(Terminal.warning("torn tail       \(tail) (the next open cuts it off)")) }
-    print(report.isHealthy ? "OK" : Terminal.warning("DAMAGED: open with salvage to keep every valid batch, or reset and sync again"))
+    print(report.isHealthy ? "OK" : Terminal.warning("DAMAGED: 'bookmarks compact --salvage' keeps every valid batch; 'bookmarks reset' starts over (sync again)"))
     return report.isHealthy
 }
 
@@ -224,10 +240,9 @@ func runReset(_ arguments: ParsedArguments) async throws -> Bool {
             return false
         }
     }
-    let store = try StoreLocation.openExisting(arguments)
-    try await store.resetStore()
-    try await store.close()
-    print("Reset \(directory.path).")
+    // Without opening the store: a damaged store, or one a migration cannot read, resets too.
+    try JournalStorage.removeJournal(in: directory)
+    print("Reset \(directory.path); the next sync rebuilds it from Pixiv.")
     return true
 }
 

@@ -182,6 +182,21 @@ struct CLITests {
         let refused = try await CLI.run(["tags", "--store", damaged.path])
         #expect(refused.status == 1)
         #expect(refused.error.contains("line 2 at byte offset \(secondLine)"))
+        #expect(refused.error.contains("bookmarks compact --salvage"))
+
+        // Salvage keeps every other batch and the damaged file beside the clean journal.
+        let salvaged = try await CLI.run(["compact", "--salvage", "--store", damaged.path])
+        #expect(salvaged.status == 0, "\(salvaged.error)")
+        #expect(salvaged.output.contains("Salvaged: the damaged journal is kept as"))
+        let after = try await CLI.run(["verify", "--store", damaged.path])
+        #expect(after.status == 0)
+        #expect(after.output.contains(" public, 600 private") && !after.output.contains("3002 public"), "the damaged batch's rows are gone, the rest kept")
+
+        // A store that cannot be opened can still be reset.
+        try Data(bytes).write(to: damaged.appendingPathComponent("journal.jsonl"))
+        #expect(try await CLI.run(["reset", "--yes", "--store", damaged.path]).status == 0)
+        #expect(try await CLI.run(["verify", "--store", damaged.path]).status == 1, "no journal until the next sync")
+        #expect(try await CLI.run(["demo", "--fast", "--public", "30", "--private", "0", "--store", damaged.path]).status == 0)
     }
 
     @Test(arguments: [
@@ -219,7 +234,9 @@ struct CLITests {
         #expect(try await CLI.run(["verify", "--store", directory.path]).output.contains("32 public"))
         let confirmed = try await CLI.run(["reset", "--store", directory.path], input: "yes\n")
         #expect(confirmed.status == 0)
-        #expect(try await CLI.run(["verify", "--store", directory.path]).output.contains("0 public, 0 private"))
+        let verified = try await CLI.run(["verify", "--store", directory.path])
+        #expect(verified.status == 1)
+        #expect(verified.error.contains("There is no journal"))
         #expect(try await CLI.run(["reset", "--store", directory.path, "--yes"]).status == 0)
     }
 

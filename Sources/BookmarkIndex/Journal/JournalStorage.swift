@@ -270,6 +270,21 @@ public final class JournalStorage: BookmarkStorage {
         return report
     }
 
+    /// Deletes the journal in `directory` without opening it, so a store that cannot be opened
+    /// (damaged, a failed migration, written by a newer library) can still be reset and synced
+    /// again. Copies kept by an earlier salvage (`journal.jsonl.damaged-*`) are left alone.
+    ///
+    /// - Throws: ``BookmarkIndexError/Code/locked`` when a store has the directory open.
+    public static func removeJournal(in directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem()) throws {
+        let path = directory.path
+        guard fileSystem.fileExists(atPath: path + "/" + journalFileName) else { return }
+        let lock = try fileSystem.lockExclusively(atPath: path + "/" + lockFileName)
+        defer { try? fileSystem.close(lock) }
+        try fileSystem.removeItem(atPath: path + "/" + temporaryFileName)
+        try fileSystem.removeItem(atPath: path + "/" + journalFileName)
+        try fileSystem.synchronizeDirectory(atPath: path)
+    }
+
     // MARK: Open
 
     private struct Opened {

@@ -122,6 +122,25 @@ struct JournalStorageTests {
         #expect(error.code == .invalidArgument)
     }
 
+    /// A store that cannot be opened can still be reset: the journal is deleted without being
+    /// read, unless a store has the directory open.
+    @Test func removeJournalResetsAStoreThatCannotBeOpened() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+        try journal.append(generatedBatch(first: 1, count: 3))
+        let locked = try #require(throws: BookmarkIndexError.self) { try JournalStorage.removeJournal(in: directory.url) }
+        #expect(locked.code == .locked)
+        try journal.close()
+
+        var bytes = directory.journalBytes()
+        bytes[30] ^= 0x01  // the header: this journal no longer opens
+        directory.writeJournal(bytes)
+        #expect(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
+        try JournalStorage.removeJournal(in: directory.url)
+        #expect(try JournalStorage(directory: directory.url, options: journalOptions()).load().count(in: .public) == 0)
+    }
+
     @Test func compactionRewritesTheLiveStateAndKeepsAppending() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
