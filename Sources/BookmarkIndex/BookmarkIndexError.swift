@@ -23,7 +23,7 @@ public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
         /// The journal was written by a newer version of this library; it was left untouched.
         public static let newerSchema = Code("newerSchema")
         /// A schema migration step failed; the journal was left as it was. The caller may
-        /// `resetStore()` and sync again.
+        /// delete it with ``JournalStorage/removeJournal(in:fileSystem:)`` and sync again.
         public static let migrationFailed = Code("migrationFailed")
     }
 

@@ -36,8 +36,8 @@ public final class JournalStorage: BookmarkStorage {
 
         /// When a batch counts as written. Defaults to ``Durability/always``.
         public var durability: Durability = .always
-        /// Open a journal damaged in the middle by keeping every valid batch and moving the
-        /// damaged file aside (`journal.jsonl.damaged-<time>`), instead of refusing to open.
+        /// Open a journal damaged in the middle by keeping every valid batch and keeping the
+        /// damaged file as `journal.jsonl.damaged-<time>`, instead of refusing to open.
         public var salvage = false
         /// The journal is compacted automatically once it is larger than this many bytes ...
         public var compactionMinimumBytes = 1 << 20
@@ -345,7 +345,7 @@ public final class JournalStorage: BookmarkStorage {
                     guard options.salvage else {
                         throw BookmarkIndexError(
                             .corrupt,
-                            "The journal \(journalPath) is damaged at \(found). Nothing was changed. Open with salvage to keep every valid batch and move the damaged file aside, or reset the store and sync again."
+                            "The journal \(journalPath) is damaged at \(found). Nothing was changed. Open with salvage to keep every valid batch and move the damaged file aside, or delete it (JournalStorage.removeJournal) and sync again."
                         )
                     }
                     damage.append(found)
@@ -419,7 +419,7 @@ public final class JournalStorage: BookmarkStorage {
             } catch {
                 throw BookmarkIndexError(
                     .corrupt,
-                    "The journal \(path) has no readable header at line 1, byte offset 0 (\(error)). Nothing was changed; reset the store and sync again."
+                    "The journal \(path) has no readable header at line 1, byte offset 0 (\(error)). Nothing was changed; delete it (JournalStorage.removeJournal) and sync again."
                 )
             }
         }
@@ -452,7 +452,7 @@ public final class JournalStorage: BookmarkStorage {
         if let step = migration.step {
             return BookmarkIndexError(
                 .migrationFailed,
-                "Migrating \(path) from schema version \(step) to \(step + 1) failed at line \(failure.line), change \(migration.change): \(migration.underlying). The journal was left as it was; reset the store and sync again.",
+                "Migrating \(path) from schema version \(step) to \(step + 1) failed at line \(failure.line), change \(migration.change): \(migration.underlying). The journal was left as it was; delete it (JournalStorage.removeJournal) and sync again.",
                 underlying: migration.underlying
             )
         }
