@@ -101,7 +101,19 @@ struct SyncStateMachine: Sendable {
             lists[restrict]?.pauseReason = nil
             lists[restrict]?.consecutiveFailures = 0
         }
-        if active?.restrict == restrict { return .alreadyScheduled }
+        if let running = active, running.restrict == restrict, !running.cancelled {
+            // A refresh asked for during a delta runs as a full walk after it; anything else
+            // is what is already running.
+            guard intent == .manual, running.mode == .delta,
+                  !queue.contains(where: { $0.restrict == restrict }) else {
+                if intent == .manual, let queued = queue.firstIndex(where: { $0.restrict == restrict }) {
+                    queue[queued].intent = .manual
+                }
+                return .alreadyScheduled
+            }
+            queue.append(Job(restrict: restrict, intent: .manual))
+            return .queued
+        }
         if let queued = queue.firstIndex(where: { $0.restrict == restrict }) {
             if intent == .manual { queue[queued].intent = .manual }
             return .alreadyScheduled

@@ -176,6 +176,33 @@ import Testing
         #expect(!machine.hasWork, "switching back on starts nothing by itself")
     }
 
+    /// Switching indexing off and on again while a request is in flight: a new request for the
+    /// same list is not swallowed by the cancelled job.
+    @Test func aRequestAfterTheKillSwitchIsFlippedBackRunsOnceTheCancelledRequestReturns() {
+        var machine = SyncStateMachine()
+        let state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0))
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 100) == .started)
+        #expect(machine.nextAction(index: state, now: t0 + 100) == .fetch(.firstPage(.public)))
+        machine.setEnabled(false)
+        machine.setEnabled(true)
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 101) == .queued)
+        // The cancelled request's answer is discarded; the new request then runs.
+        #expect(machine.pageFetched(page([3, 2, 1], next: nil), index: state, now: t0 + 101).isEmpty)
+        #expect(machine.nextAction(index: state, now: t0 + 102) == .fetch(.firstPage(.public)))
+    }
+
+    /// The manual refresh forces a full sync, even when a delta of the list is running.
+    @Test func aRefreshDuringADeltaRunsAFullWalkAfterIt() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0 - 3_600))
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0) == .started)
+        #expect(machine.nextAction(index: state, now: t0) == .fetch(.firstPage(.public)))
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0) == .queued)
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0) == .alreadyScheduled)
+        state.apply(machine.pageFetched(page([3, 2, 1], next: nil), index: state, now: t0 + 1))
+        #expect(machine.nextAction(index: state, now: t0 + 2) == .fetch(.total(.public)), "then a full walk")
+    }
+
     @Test func tombstonesSkipRowsUntilTheyExpireOrAFullWalkBegunLaterCompletes() {
         var machine = SyncStateMachine()
         var state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0))
