@@ -26,10 +26,18 @@ struct ListIndex: Sendable {
         slotByIllust[illustID].flatMap { slots[Int($0)] }
     }
 
-    func row(at slot: Int32) -> Row? { slots[Int(slot)] }
+    func row(at slot: Int32) -> Row? {
+        #if DEBUG
+        QueryReads.current?.readRow()
+        #endif
+        return slots[Int(slot)]
+    }
 
     func postings(of tag: TagID) -> Postings {
-        Int(tag) < postings.count ? postings[Int(tag)] : Postings()
+        #if DEBUG
+        QueryReads.current?.readPostings(of: tag)
+        #endif
+        return Int(tag) < postings.count ? postings[Int(tag)] : Postings()
     }
 
     func tagCount(of tag: TagID) -> Int {
@@ -89,7 +97,13 @@ struct ListIndex: Sendable {
 
     /// Calls `body` with each row, newest first, until it returns `false`.
     func forEachNewestFirst(_ body: (Row, Int32) -> Bool) {
+        #if DEBUG
+        let reads = QueryReads.current
+        #endif
         order.forEachNewestFirst { entry in
+            #if DEBUG
+            reads?.readRow()
+            #endif
             guard let row = slots[Int(entry.slot)], row.orderStamp == entry.stamp else { return true }
             return body(row, entry.slot)
         }
