@@ -12,7 +12,7 @@ let syncSpec = CommandSpec(
         OptionSpec(name: "user-id", kind: .value(placeholder: "ID"), help: "The Pixiv user whose bookmarks to index (required)."),
         OptionSpec(name: "refresh-token-file", kind: .value(placeholder: "FILE"), help: "Read the refresh token from FILE (else from $PIXIV_REFRESH_TOKEN)."),
         OptionSpec(name: "client-credentials-file", kind: .value(placeholder: "FILE"), help: "Read 'CLIENT_ID:CLIENT_SECRET' from FILE (else $PIXIV_CLIENT_ID and $PIXIV_CLIENT_SECRET)."),
-        OptionSpec(name: "api-base", kind: .value(placeholder: "URL"), help: "The API base URL; its auth/token is the token endpoint (default: Pixiv's own hosts)."),
+        OptionSpec(name: "api-base", kind: .value(placeholder: "URL"), help: "The API base URL, https or on this machine; its auth/token is the token endpoint (default: Pixiv's own hosts)."),
         OptionSpec(name: "restrict", kind: .value(placeholder: "public|private|both"), help: "Which lists (default: both)."),
         OptionSpec(name: "full", kind: .flag, help: "Walk the whole list(s) instead of letting the engine choose."),
     ],
@@ -62,8 +62,12 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     }
     var configuration = PixivClient.Configuration()
     if let base = arguments.value("api-base") {
-        guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+        guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host else {
             throw UsageError("'--api-base' must be an http(s) URL, not '\(base)'")
+        }
+        // The refresh token and client secret go to this host: in clear text only to this machine.
+        guard scheme == "https" || ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) else {
+            throw UsageError("'--api-base' must be https unless it is this machine (127.0.0.1, localhost): the refresh token would travel in clear text")
         }
         configuration = .local(url.absoluteString.hasSuffix("/") ? url : url.appendingPathComponent(""))
     }

@@ -207,6 +207,7 @@ struct CLITests {
         (["frobnicate"], "unknown command 'frobnicate'"),
         (["sync"], "needs --user-id"),
         (["sync", "--user-id", "12", "--api-base", "ftp://x"], "no refresh token"),
+        (["sync", "--user-id", "12", "--refresh-token-file", "/nonexistent/token"], "cannot read /nonexistent/token"),
         (["list", "--json", "--csv", "--store", "/nonexistent"], "choose one of --json and --csv"),
         (["export", "--format", "xml"], "'--format' must be one of jsonl, csv"),
         ([], "usage: bookmarks <command>"),
@@ -215,6 +216,13 @@ struct CLITests {
         let result = try await CLI.run(arguments, environment: ["PIXIV_REFRESH_TOKEN": ""])
         #expect(result.status == 2)
         #expect((result.error + result.output).contains(message), "\(result.error)")
+    }
+
+    @Test func syncRefusesToSendSecretsInClearTextToAnotherMachine() async throws {
+        let secrets = ["PIXIV_REFRESH_TOKEN": "token", "PIXIV_CLIENT_ID": "id", "PIXIV_CLIENT_SECRET": "secret"]
+        let result = try await CLI.run(["sync", "--user-id", "12", "--api-base", "http://example.com/", "--store", "/nonexistent"], environment: secrets)
+        #expect(result.status == 2)
+        #expect(result.error.contains("must be https unless it is this machine"))
     }
 
     @Test func everySubcommandHasHelp() async throws {
