@@ -57,8 +57,9 @@ public struct JournalHealthReport: Sendable, Hashable {
     public var batches: Int
     /// The file's size in bytes.
     public var bytes: Int
-    /// The bookmarks that replaying the valid batches gives, per list.
+    /// The public bookmarks that replaying the valid batches gives.
     public var livePublicBookmarks: Int
+    /// The private bookmarks that replaying the valid batches gives.
     public var livePrivateBookmarks: Int
     /// Lines that fail to read, other than a torn last line.
     public var damage: [JournalDamage]

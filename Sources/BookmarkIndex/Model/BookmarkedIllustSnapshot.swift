@@ -9,17 +9,23 @@ import Foundation
 public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
     /// Pixiv's illust ID.
     public var id: Int
+    /// The title; empty for a hidden or deleted work.
     public var title: String
+    /// Illustration, manga or ugoira.
     public var type: IllustType
     /// The artist's user ID.
     public var artistID: Int
+    /// The artist's display name.
     public var artistName: String
     /// The artwork's tags, in Pixiv's order.
     public var tags: [TagRef]
     /// The square-medium thumbnail URL, as Pixiv sends it.
     public var thumbnailURL: String?
+    /// How many pages the work has.
     public var pageCount: Int
+    /// The first page's width in pixels.
     public var width: Int
+    /// The first page's height in pixels.
     public var height: Int
     /// Pixiv's `x_restrict`: 0 all ages, 1 R-18, 2 R-18G.
     public var xRestrict: Int

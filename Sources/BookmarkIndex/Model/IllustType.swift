@@ -2,7 +2,9 @@
 ///
 /// A struct rather than an enum so that a kind Pixiv adds later decodes instead of failing.
 public struct IllustType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Pixiv's spelling, for example `"illust"`.
     public var rawValue: String
+    /// The kind Pixiv spells `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// A single or multi-page illustration.
