@@ -7,10 +7,7 @@ import PixivAPI
 let demoSpec = CommandSpec(
     name: "demo",
     summary: "Sync a generated account from the loopback Pixiv simulator, then show its tags and a filtered feed.",
-    options: [
-        OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "Generate the account from seed N (default: 1)."),
-        OptionSpec(name: "public", kind: .value(placeholder: "N"), help: "Public bookmarks in the account (default: 3000)."),
-        OptionSpec(name: "private", kind: .value(placeholder: "N"), help: "Private bookmarks in the account (default: 600)."),
+    options: GeneratedAccount.options + [
         OptionSpec(name: "fast", kind: .flag, help: "Space requests 5 ms apart instead of the real 150 ms."),
         OptionSpec(name: "store", kind: .value(placeholder: "DIR"), help: "Keep the store in DIR (default: a new temporary directory)."),
     ],
@@ -25,26 +22,40 @@ struct GeneratedAccount {
     var publicIllusts: [BookmarkedIllustSnapshot]
     var privateIllusts: [BookmarkedIllustSnapshot]
 
+    /// The options that shape the account: `--seed`, `--public`, `--private`.
+    static let options = [
+        OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "Generate the account from seed N (default: 1)."),
+        OptionSpec(name: "public", kind: .value(placeholder: "N"), help: "Public bookmarks in the account (default: 3000)."),
+        OptionSpec(name: "private", kind: .value(placeholder: "N"), help: "Private bookmarks in the account (default: 600)."),
+    ]
+
     init(seed: UInt64, publicCount: Int, privateCount: Int) {
         let generator = SyntheticBookmarks()
         publicIllusts = generator.illusts(count: publicCount, seed: seed, firstIllustID: 100_000_000)
         privateIllusts = generator.illusts(count: privateCount, seed: seed &+ 0x5EED, firstIllustID: 80_000_000)
     }
+
+    /// The account the options describe.
+    init(_ arguments: ParsedArguments) throws {
+        self.init(
+            seed: UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max)),
+            publicCount: try arguments.integer("public", default: 3_000, in: 0...1_000_000),
+            privateCount: try arguments.integer("private", default: 600, in: 0...1_000_000)
+        )
+    }
 }
 
 func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
-    let publicCount = try arguments.integer("public", default: 3_000, in: 0...1_000_000)
-    let privateCount = try arguments.integer("private", default: 600, in: 0...1_000_000)
     let directory = arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) }
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-demo-\(UUID().uuidString)", isDirectory: true)
 
     // The simulated Pixiv: a generated account served over HTTP on 127.0.0.1.
-    let account = GeneratedAccount(seed: seed, publicCount: publicCount, privateCount: privateCount)
+    let account = try GeneratedAccount(arguments)
     let pixiv = FakePixiv(userID: 11_111, public: account.publicIllusts, private: account.privateIllusts)
     let server = try LoopbackServer(serving: pixiv)
     defer { server.stop() }
-    print(Terminal.bold("Pixiv simulator") + " at \(server.baseURL.absoluteString): \(publicCount) public and \(privateCount) private bookmarks (seed \(seed)).")
+    print(Terminal.bold("Pixiv simulator") + " at \(server.baseURL.absoluteString): \(account.publicIllusts.count) public and \(account.privateIllusts.count) private bookmarks (seed \(seed)).")
 
     // The app's side: the real client, the engine and a journal store.
     let configuration = PixivClient.Configuration.local(server.baseURL)

@@ -97,20 +97,13 @@ let serveSimulatorSpec = CommandSpec(
     summary: "Serve a generated Pixiv account on 127.0.0.1 for trying 'bookmarks sync' by hand.",
     options: [
         OptionSpec(name: "port", kind: .value(placeholder: "PORT"), help: "Listen on PORT (default: any free port)."),
-        OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "Generate the account from seed N (default: 1)."),
-        OptionSpec(name: "public", kind: .value(placeholder: "N"), help: "Public bookmarks (default: 3000)."),
-        OptionSpec(name: "private", kind: .value(placeholder: "N"), help: "Private bookmarks (default: 600)."),
-    ]
+    ] + GeneratedAccount.options
 )
 
 func runServeSimulator(_ arguments: ParsedArguments) async throws -> Int32 {
     let port = try arguments.integer("port", default: 0, in: 0...65_535)
     let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
-    let account = GeneratedAccount(
-        seed: seed,
-        publicCount: try arguments.integer("public", default: 3_000, in: 0...1_000_000),
-        privateCount: try arguments.integer("private", default: 600, in: 0...1_000_000)
-    )
+    let account = try GeneratedAccount(arguments)
     let pixiv = FakePixiv(userID: 11_111, public: account.publicIllusts, private: account.privateIllusts)
     let server = try LoopbackServer(serving: pixiv, port: UInt16(port))
     print("""
