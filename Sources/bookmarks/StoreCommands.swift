@@ -26,13 +26,16 @@ enum StoreLocation {
     }
 
     /// Opens the store for a command that only reads it: refuses to create one where there is none.
-    static func openExisting(_ arguments: ParsedArguments, salvage: Bool = false) throws -> BookmarksIndexStore {
+    /// Opens the store; `readOnly` (for commands that only read) takes no lock and writes
+    /// nothing, so they work while another process syncs the store.
+    static func openExisting(_ arguments: ParsedArguments, salvage: Bool = false, readOnly: Bool = false) throws -> BookmarksIndexStore {
         let directory = directory(arguments)
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path) else {
             throw BookmarkIndexError(.invalidArgument, "There is no store at \(directory.path); run 'bookmarks sync' or 'bookmarks demo --store \(directory.path)' first.")
         }
         var options = JournalStorage.Options()
         options.salvage = salvage
+        options.readOnly = readOnly
         do {
             return try BookmarksIndexStore(directory: directory, options: options)
         } catch let error as BookmarkIndexError where error.code == .corrupt {
@@ -60,7 +63,7 @@ let tagsSpec = CommandSpec(
 func runTags(_ arguments: ParsedArguments) async throws {
     let restrict = try restrict(arguments)
     let limit = try arguments.integer("limit", default: 30, in: 1...1_000_000)
-    let store = try StoreLocation.openExisting(arguments)
+    let store = try StoreLocation.openExisting(arguments, readOnly: true)
     let tags = await store.tagHistogram(in: restrict, limit: limit)
     try await store.close()
     if arguments.flag("json") {
@@ -111,7 +114,7 @@ func runList(_ arguments: ParsedArguments) async throws {
         allOf: arguments.all("tag"), anyOf: arguments.all("any-tag"), noneOf: arguments.all("not-tag"),
         text: arguments.value("text"), includesInvisible: arguments.flag("include-hidden")
     )
-    let store = try StoreLocation.openExisting(arguments)
+    let store = try StoreLocation.openExisting(arguments, readOnly: true)
     let bookmarks = await store.bookmarks(in: restrict, matching: filter, limit: limit)
     let total = await store.count(in: restrict, matching: filter)
     try await store.close()
@@ -144,7 +147,7 @@ let exportSpec = CommandSpec(
 
 func runExport(_ arguments: ParsedArguments) async throws {
     let format = try arguments.choice("format", default: "jsonl", in: ["jsonl", "csv"])
-    let store = try StoreLocation.openExisting(arguments)
+    let store = try StoreLocation.openExisting(arguments, readOnly: true)
     let snapshot = await store.snapshot
     try await store.close()
     var output = ""

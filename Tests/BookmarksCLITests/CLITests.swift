@@ -225,6 +225,31 @@ struct CLITests {
         #expect(result.error.contains("must be https unless it is this machine"))
     }
 
+    /// Reading commands take no lock: they work while another process (here a child holding
+    /// the store's lock, as a running `sync` does) has the store open; writing ones are refused.
+    @Test func readingCommandsWorkWhileAnotherProcessHoldsTheStore() async throws {
+        let store = try await store()
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        child.arguments = ["python3", "-c", "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.lockf(f, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.read()", store + "/LOCK"]
+        let output = Pipe(), input = Pipe()
+        child.standardOutput = output
+        child.standardInput = input
+        try child.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            child.waitUntilExit()
+        }
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+
+        #expect(try await CLI.run(["tags", "--store", store, "--limit", "3"]).status == 0)
+        #expect(try await CLI.run(["list", "--store", store, "--tag", "cat", "--limit", "3"]).status == 0)
+        #expect(try await CLI.run(["export", "--store", store, "--format", "csv"]).status == 0)
+        let compact = try await CLI.run(["compact", "--store", store])
+        #expect(compact.status == 1)
+        #expect(compact.error.contains("open elsewhere"))
+    }
+
     @Test func everySubcommandHasHelp() async throws {
         for command in ["demo", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
             let result = try await CLI.run([command, "--help"])

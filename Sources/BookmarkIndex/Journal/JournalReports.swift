@@ -26,7 +26,7 @@ public struct JournalRecoveryReport: Sendable, Hashable {
         public var reason: String
     }
 
-    /// The torn tail that was truncated, if any.
+    /// The torn tail that was truncated, if any (read-only: that was ignored and left in place).
     public var truncatedTail: TruncatedTail?
     /// With salvage: the damaged lines that were dropped (every valid batch was kept).
     public var droppedDamage: [JournalDamage] = []

@@ -45,6 +45,11 @@ public final class JournalStorage: BookmarkStorage {
         public var compactionGrowthFactor = 2.0
         /// The schema migrations to apply to an older journal.
         public var migrations = JournalMigrationPlan.production
+        /// Open to read only: no lock is taken and nothing is written, so a tool can read a
+        /// store another process is syncing. A torn tail is ignored rather than cut off, an
+        /// older schema is migrated in memory only, and every write throws
+        /// ``BookmarkIndexError/Code/invalidArgument``.
+        public var readOnly = false
         /// The file system; tests substitute one that injects faults.
         public var fileSystem: any JournalFileSystem = PosixFileSystem()
         /// The wall clock, for the header's dates.
@@ -94,6 +99,16 @@ public final class JournalStorage: BookmarkStorage {
         self.directory = directory.path
         self.options = options
         let fileSystem = options.fileSystem
+        if options.readOnly {
+            let opened = try Self.open(directory: self.directory, options: options)
+            recovery = opened.recovery
+            writer = Mutex(Writer(
+                file: nil, lock: nil, length: opened.length, nextSequence: opened.nextSequence,
+                lengthAfterCompaction: opened.length, loadedState: opened.state,
+                failure: BookmarkIndexError(.invalidArgument, "The journal in \(directory.path) was opened read-only.")
+            ))
+            return
+        }
         try fileSystem.createDirectory(atPath: self.directory)
         let lock = try fileSystem.lockExclusively(atPath: self.directory + "/" + Self.lockFileName)
         do {
@@ -115,7 +130,7 @@ public final class JournalStorage: BookmarkStorage {
     /// rather than return an empty index that the next compaction would write over the journal.
     public func load() throws -> BookmarkIndexState {
         try writer.withLock { writer in
-            try check(writer)
+            if !options.readOnly { try check(writer) }
             guard let state = writer.loadedState else {
                 throw BookmarkIndexError(
                     .invalidArgument,
@@ -288,7 +303,8 @@ public final class JournalStorage: BookmarkStorage {
     // MARK: Open
 
     private struct Opened {
-        var file: JournalFileHandle
+        /// The journal open for appending; `nil` when opened read-only.
+        var file: JournalFileHandle?
         var length: Int
         var nextSequence: Int
         var state: BookmarkIndexState
@@ -303,13 +319,16 @@ public final class JournalStorage: BookmarkStorage {
 
         // A temporary file is a compaction or migration that never reached its rename: the
         // journal beside it is complete and authoritative.
-        if fileSystem.fileExists(atPath: temporaryPath) {
+        if fileSystem.fileExists(atPath: temporaryPath) && !options.readOnly {
             try fileSystem.removeItem(atPath: temporaryPath)
             recovery.removedTemporaryFile = true
         }
 
         let head = try readHead(journalPath, fileSystem: fileSystem)
         guard let headerLine = head.firstLine else {
+            if options.readOnly {
+                return Opened(file: nil, length: head.length, nextSequence: 1, state: BookmarkIndexState(), recovery: recovery)
+            }
             // No journal yet, or one whose header never finished: start a fresh one.
             if head.length > 0 {
                 recovery.truncatedTail = .init(line: 1, offset: 0, bytes: head.length, reason: "the header is cut short (no newline)")
@@ -372,8 +391,18 @@ public final class JournalStorage: BookmarkStorage {
             if let tail = result.tornTail {
                 recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
             }
+            if options.readOnly {
+                recovery.damagedFileMovedTo = nil
+                return Opened(file: nil, length: result.length, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
+            }
             let written = try writeJournal(state, compacted: options.now(), directory: directory, options: options, keepingOldAs: aside)
             return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: state, recovery: recovery)
+        }
+        if options.readOnly {
+            if let tail = result.tornTail {
+                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - result.goodLength, reason: tail.reason)
+            }
+            return Opened(file: nil, length: result.goodLength, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
         }
 
         let file = try fileSystem.openForAppending(atPath: journalPath, truncating: false)

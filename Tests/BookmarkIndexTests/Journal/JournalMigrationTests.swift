@@ -168,4 +168,18 @@ struct JournalMigrationTests {
         #expect(!newer.isHealthy)
         #expect(newer.damage.first?.reason.contains("newer than this library's 3") == true)
     }
+
+    @Test func aReadOnlyOpenMigratesInMemoryOnly() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let original = try fixture("journal-v1.jsonl")
+        directory.writeJournal(original)
+        var options = options()
+        options.readOnly = true
+        let journal = try JournalStorage(directory: directory.url, options: options)
+        #expect(try journal.load().count(in: .public) == 1)
+        #expect(journal.recovery.migratedFromVersion == 1)
+        #expect(directory.journalFingerprint() == fingerprint(original))
+    }
 }

@@ -141,6 +141,34 @@ struct JournalStorageTests {
         #expect(try JournalStorage(directory: directory.url, options: journalOptions()).load().count(in: .public) == 0)
     }
 
+    /// A read-only open takes no lock and changes nothing: a tool can read a store that a
+    /// syncing process has open, torn tail and all.
+    @Test func readOnlyOpenReadsAnOpenStoreAndWritesNothing() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let writer = try JournalStorage(directory: directory.url, options: journalOptions())
+        try writer.append(generatedBatch(first: 1, count: 4))
+        try writer.append(generatedBatch(first: 10, count: 2, restrict: .private))
+        // A write in progress: half a line at the end.
+        var bytes = directory.journalBytes()
+        bytes += Array(#"{"crc":"00000000","seq":3,"chan"#.utf8)
+        directory.writeJournal(bytes)
+
+        var options = journalOptions()
+        options.readOnly = true
+        let reader = try JournalStorage(directory: directory.url, options: options)
+        let state = try reader.load()
+        #expect(state.count(in: .public) == 4)
+        #expect(state.count(in: .private) == 2)
+        #expect(reader.recovery.truncatedTail != nil, "the torn tail is reported")
+        #expect(directory.journalFingerprint() == fingerprint(bytes), "and left where it is")
+        let error = try #require(throws: BookmarkIndexError.self) { try reader.append(generatedBatch(first: 50, count: 1)) }
+        #expect(error.code == .invalidArgument)
+        #expect(throws: BookmarkIndexError.self) { try reader.compact(state) }
+        try reader.close()
+        try writer.close()
+    }
+
     @Test func compactionRewritesTheLiveStateAndKeepsAppending() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
