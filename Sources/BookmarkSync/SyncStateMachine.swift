@@ -248,25 +248,42 @@ struct SyncStateMachine: Sendable {
             // the app recorded, since then are not: stopping at them could leave the works
             // below them (fetched by no one yet) out until the next full walk.
             let completed = max(metadata.lastFullSync ?? .distantPast, metadata.lastDeltaSync ?? .distantPast)
+            func knownGround(_ key: BookmarkKey) -> IndexedBookmark? {
+                guard let existing = index.bookmark(for: key), existing.lastSeenAt <= completed,
+                      !recordedSinceSync.contains(key) else { return nil }
+                return existing
+            }
+            // Rows from the top of the page down to the last one that is new, unconfirmed or out
+            // of order (a work bookmarked again on the web moves to the top) are placed on top
+            // in page order; the known rows below them keep their places.
+            var lastToPlace = -1
+            var keptOrderBelow = Int64.min
+            for (position, illust) in page.illusts.enumerated().reversed() {
+                let key = BookmarkKey(illustID: illust.id, restrict: restrict)
+                if tombstones[key] != nil { continue }
+                if let known = knownGround(key), known.serverOrder > keptOrderBelow {
+                    keptOrderBelow = known.serverOrder
+                } else if lastToPlace < 0 {
+                    lastToPlace = position
+                }
+            }
             var sawKnown = false
-            for illust in page.illusts {
+            for (position, illust) in page.illusts.enumerated() {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
                 // A tombstoned work is skipped, and is no sign the delta has reached known
                 // ground: the app may have unbookmarked a work the index never held.
                 if tombstones[key] != nil { continue }
-                let order: Int64
-                let firstIndexed: Date
                 let existing = index.bookmark(for: key)
-                if let existing, existing.lastSeenAt <= completed, !recordedSinceSync.contains(key) {
-                    sawKnown = true
-                    order = existing.serverOrder
-                    firstIndexed = existing.firstIndexedAt
+                let known = knownGround(key)
+                if known != nil { sawKnown = true }
+                let order: Int64
+                if let known, position > lastToPlace {
+                    order = known.serverOrder
                 } else {
-                    // New, or not yet confirmed by a complete sync: placed on top in page order.
                     order = ServerOrder.deltaOrder(index: job.newRows, above: job.newestAtStart)
-                    firstIndexed = existing?.firstIndexedAt ?? now
                     job.newRows += 1
                 }
+                let firstIndexed = existing?.firstIndexedAt ?? now
                 changes.append(.upsert(IndexedBookmark(
                     illust: illust, restrict: restrict, serverOrder: order, firstIndexedAt: firstIndexed, lastSeenAt: now
                 )))

@@ -334,6 +334,27 @@ extension BookmarkSyncEngineTests {
     }
 }
 
+extension BookmarkSyncEngineTests {
+    /// A work bookmarked again on the web moves to the top of Pixiv's list; a delta puts it
+    /// there too, with or without new works around it, still at one request.
+    @Test(arguments: [0, 2])
+    func aWorkBookmarkedAgainOnTheWebMovesToTheTop(newWorks: Int) async throws {
+        let h = try Harness()
+        h.source.add(illusts(1, count: 50), to: .public)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+        h.source.add([illust(7)], to: .public)  // again: now the newest
+        h.source.add(illusts(1_000, count: newWorks), to: .public)
+        await h.clock.advance(by: 120)
+        h.source.clearLog()
+
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+        #expect(h.source.requests.count == 1)
+        #expect(await h.indexedIDs(.public) == h.serverIDs(.public))
+    }
+}
+
 /// A thread-safe counter for fault rules.
 final class Counter: Sendable {
     private let value = Mutex(0)
