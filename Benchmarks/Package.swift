@@ -22,6 +22,7 @@ let package = Package(
                 "CSQLite",
                 .product(name: "BookmarkIndex", package: "BookmarkIndex"),
                 .product(name: "BookmarkSync", package: "BookmarkIndex"),
+                .product(name: "PixivAPI", package: "BookmarkIndex"),
                 .product(name: "BookmarkIndexTesting", package: "BookmarkIndex"),
             ]
         ),

@@ -93,7 +93,7 @@ struct BenchmarkRun {
         let sync = try await SyncItems(dataset: dataset, sampling: sampling, scratch: scratch).run()
         item = ItemResult(name: "sync_full_engine", ours: sync.perPage)
         item.fields = [("pages", .integer(sync.pages)), ("unit", .string("ms per page"))]
-        item.note = "per page, \(sync.pages) pages; in-process source, instant clock, durability .none"
+        item.note = "per page, \(sync.pages) pages; PixivClient + FakePixiv (replayed) in process, instant clock, durability .none"
         results.append(item)
         item = ItemResult(name: "delta_requests_unchanged")
         item.fields = [("requests", .integer(sync.deltaRequests))]
@@ -106,7 +106,7 @@ struct BenchmarkRun {
             "append_*: JournalStorage.append of \(dataset.changeBatches.count) batches of 30 into a fresh journal (encode + write, + fsync for durable); SQLite: one transaction per batch, WAL, synchronous OFF / FULL.",
             "fsync floor: the journal's own batch lines, one write + fsync each, in the same run, alternating sample by sample with the durable appends.",
             "open: the journal file is in the page cache (no cache drop), as is SQLite's.",
-            "sync_full_engine / delta_requests_unchanged: an in-process BookmarkSource serving pages from memory with an instant clock — not FakePixiv over HTTP, and not FakeBookmarkSource (O(n) per page and O(n^2) to set up).",
+            "sync_full_engine / delta_requests_unchanged: BookmarkSyncEngine through PixivBookmarkSource and PixivClient against FakePixiv in process (no sockets), with an instant clock; FakePixiv's answers are recorded in the warm-up and replayed, so the samples time the engine, the store and the client decoding Pixiv's JSON, not FakePixiv encoding it.",
             "rss_bytes_per_bookmark: (VmHWM after open - VmRSS before open) / bookmarks, in a child process.",
         ]
         return (results, memory, notes)

@@ -1,6 +1,8 @@
 import BookmarkIndex
+import BookmarkIndexTesting
 import BookmarkSync
 import Foundation
+import PixivAPI
 import Synchronization
 
 /// A clock whose sleeps return at once, moving `now` to the deadline: the engine's rate-limit
@@ -19,55 +21,41 @@ final class InstantClock: SyncClock {
     }
 }
 
-/// An in-process bookmark source serving a fixed list (newest first) in pages of 30, with the
-/// page's offset as its token, and counting the requests it answers.
+/// The client's transport for item 6: answers from `FakePixiv` the first time a URL is asked
+/// for, and replays that answer afterwards.
 ///
-/// This is not FakePixiv over HTTP (not on this branch), and not `FakeBookmarkSource` either:
-/// that one builds its list with an O(n) search and insert per added work and answers every page
-/// by filtering the whole list, which is fine for tests but takes minutes to set up and
-/// dominates the timing at 100,000 bookmarks. Serving a page here is O(page), so the figure is
-/// the engine's and the store's time, without JSON decoding or networking.
-final class PagedSource: BookmarkSource {
-    private let illusts: [BookmarkedIllustSnapshot]
-    private let pageSize: Int
-    private let counts = Mutex((pages: 0, totals: 0))
+/// FakePixiv builds every page with Foundation's `JSONSerialization`, which on Linux costs
+/// several times what the engine does per page; replaying the warm-up's answers keeps that
+/// out of the measured samples, which then time the engine, the store and the client decoding
+/// Pixiv's JSON.
+final class ReplayingTransport: HTTPTransport {
+    private let pixiv: FakePixiv
+    private let recorded = Mutex<[URL: HTTPResponse]>([:])
+    private let counts = Mutex((requests: 0, pages: 0))
 
-    init(illusts: [BookmarkedIllustSnapshot], pageSize: Int = 30) {
-        self.illusts = illusts
-        self.pageSize = pageSize
+    init(_ pixiv: FakePixiv) {
+        self.pixiv = pixiv
     }
 
-    /// How many requests (pages and totals) the source has answered.
-    var requestCount: Int { counts.withLock { $0.pages + $0.totals } }
-
-    /// How many page requests the source has answered.
+    /// Requests sent, and how many of them asked for a page of bookmarks.
+    var requestCount: Int { counts.withLock { $0.requests } }
     var pageCount: Int { counts.withLock { $0.pages } }
 
-    func firstPage(of restrict: Restrict) async throws -> BookmarkPage {
-        page(at: 0, of: restrict)
-    }
-
-    func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
-        guard let offset = Int(token) else {
-            throw BookmarkSyncError(.other, "PagedSource: malformed page token \"\(token)\".")
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        counts.withLock { counts in
+            counts.requests += 1
+            if request.url.path.hasSuffix("bookmarks/illust") { counts.pages += 1 }
         }
-        return page(at: offset, of: restrict)
-    }
-
-    func totalCount(of restrict: Restrict) async throws -> Int? {
-        counts.withLock { $0.totals += 1 }
-        return restrict == .public ? illusts.count : 0
-    }
-
-    private func page(at offset: Int, of restrict: Restrict) -> BookmarkPage {
-        counts.withLock { $0.pages += 1 }
-        guard restrict == .public, offset < illusts.count else { return BookmarkPage(illusts: [], nextPage: nil) }
-        let end = min(offset + pageSize, illusts.count)
-        return BookmarkPage(illusts: Array(illusts[offset..<end]), nextPage: end < illusts.count ? String(end) : nil)
+        if let response = recorded.withLock({ $0[request.url] }) { return response }
+        let response = try await pixiv.send(request)
+        recorded.withLock { $0[request.url] = response }
+        return response
     }
 }
 
-/// Item 6: the sync engine over an in-process source with an instant clock.
+/// Item 6: the sync engine through `PixivBookmarkSource` and the real `PixivClient` against
+/// `FakePixiv` in process (no sockets; FakePixiv's answers replayed after the warm-up), with an
+/// instant clock.
 struct SyncItems {
     let dataset: Dataset
     let sampling: Sampling
@@ -85,7 +73,12 @@ struct SyncItems {
     /// store's work, not the disk's; durable writes are item 1) and a full sync of the whole
     /// public list. After the last sample, a delta sync with nothing changed.
     func run() async throws -> Outcome {
-        let source = PagedSource(illusts: dataset.illusts)
+        let clock = InstantClock()
+        let pixiv = FakePixiv(userID: 1, public: dataset.illusts, now: { clock.now })
+        let transport = ReplayingTransport(pixiv)
+        let client = PixivClient(transport: transport, tokens: StaticAccessToken(pixiv.issueAccessToken(lifetime: nil)), now: { clock.now })
+        let source = PixivBookmarkSource(client: client, userID: pixiv.userID)
+        func pageRequests() -> Int { transport.pageCount }
         var pages = 0
         var last: (engine: BookmarkSyncEngine, store: BookmarksIndexStore, clock: InstantClock, directory: URL)?
         let total = try await sampling.measure {
@@ -95,10 +88,9 @@ struct SyncItems {
             }
             let directory = try scratch.directory("sync")
             let store = try BookmarksIndexStore(directory: directory, options: JournalItems.options(.none))
-            let clock = InstantClock()
             let engine = BookmarkSyncEngine(store: store, source: source, clock: clock)
             last = (engine, store, clock, directory)
-            let before = source.pageCount
+            let before = pageRequests()
             let elapsed = try await elapsedMilliseconds {
                 let outcome = await engine.startAutoSync(for: .public)
                 guard outcome == .started else { throw HarnessError("a full sync on an empty store did not start: \(outcome)") }
@@ -108,17 +100,17 @@ struct SyncItems {
             guard indexed == dataset.count else {
                 throw HarnessError("the full sync indexed \(indexed) bookmarks, not \(dataset.count)")
             }
-            pages = source.pageCount - before
+            pages = pageRequests() - before
             return elapsed
         }
 
         guard let last else { throw HarnessError("no sync sample ran") }
         last.clock.advance(by: last.engine.configuration.deltaCooldown + 1)
-        let before = source.requestCount
+        let before = transport.requestCount
         let outcome = await last.engine.startAutoSync(for: .public)
         guard outcome == .started else { throw HarnessError("the delta sync did not start: \(outcome)") }
         await last.engine.waitUntilIdle()
-        let deltaRequests = source.requestCount - before
+        let deltaRequests = transport.requestCount - before
         try await last.store.close()
         scratch.remove(last.directory)
         return Outcome(perPage: total.scaled(by: 1 / Double(max(pages, 1))), pages: pages, deltaRequests: deltaRequests)
