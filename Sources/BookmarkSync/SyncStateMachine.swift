@@ -178,6 +178,8 @@ struct SyncStateMachine: Sendable {
         guard var job = active else { return .idle }
         precondition(!job.inFlight, "nextAction while a request is in flight")
         if let retryAt = job.retryAt, now < retryAt { return .wait(until: retryAt) }
+        // A wall clock stepped back must not turn the spacing into a wait as long as the step.
+        if let last = lastRequestEnd, last > now { lastRequestEnd = now }
         if let last = lastRequestEnd, now < last + configuration.minimumRequestSpacing {
             return .wait(until: last + configuration.minimumRequestSpacing)
         }
@@ -205,9 +207,10 @@ struct SyncStateMachine: Sendable {
                 job.next = .nextPage(cursor.nextPage, job.restrict)
             } else {
                 let oldest = index.serverOrderBounds(in: job.restrict)?.oldest
+                let first = ServerOrder.walkOrder(index: 0, below: oldest)
                 job.walk = FullSyncCursor(
                     nextPage: "", startedAt: now, pagesFetched: 0,
-                    nextServerOrder: ServerOrder.walkOrder(index: 0, below: oldest)
+                    nextServerOrder: first, firstServerOrder: first
                 )
                 job.next = .firstPage(job.restrict)
             }
@@ -318,8 +321,11 @@ struct SyncStateMachine: Sendable {
                 job.next = .nextPage(token, restrict)
                 job.walk = walk
             } else {
+                // Rows this walk wrote are at or below its first order, whatever the clock did
+                // meanwhile: only rows above it, not seen since the walk began, are pruned.
                 for row in index.allBookmarks(in: restrict)
-                where row.lastSeenAt < walk.startedAt && !seen.contains(row.illust.id) {
+                where row.lastSeenAt < walk.startedAt && !seen.contains(row.illust.id)
+                    && walk.firstServerOrder.map({ row.serverOrder > $0 }) ?? true {
                     changes.append(.remove(row.key))
                 }
                 metadata.fullSyncCursor = nil

@@ -203,6 +203,27 @@ import Testing
         #expect(machine.nextAction(index: state, now: t0 + 2) == .fetch(.total(.public)), "then a full walk")
     }
 
+    /// The wall clock stepping back during a walk (a user changing the time, a bad NTP step)
+    /// must not make the walk prune the rows it has just seen.
+    @Test func aClockSteppingBackDuringAWalkPrunesOnlyUnseenRows() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [4, 3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0 - 8 * 86_400), seenAt: t0 - 8 * 86_400)
+        let start = t0 + 1_000
+        #expect(machine.request(.public, intent: .auto, index: state, now: start) == .started)
+        #expect(machine.nextAction(index: state, now: start) == .fetch(.total(.public)))
+        machine.totalFetched(3, now: start)
+        #expect(machine.nextAction(index: state, now: start + 1) == .fetch(.firstPage(.public)))
+        state.apply(machine.pageFetched(page([4], next: "p2"), index: state, now: start + 1))
+        // The clock steps back an hour before the second page.
+        let earlier = start - 3_600
+        #expect(machine.nextAction(index: state, now: earlier) == .wait(until: earlier + 0.15), "spacing from now, not an hour")
+        #expect(machine.nextAction(index: state, now: earlier + 0.15) == .fetch(.nextPage("p2", .public)))
+        state.apply(machine.pageFetched(page([3], next: "p3"), index: state, now: earlier + 0.15))
+        #expect(machine.nextAction(index: state, now: earlier + 0.3) == .fetch(.nextPage("p3", .public)))
+        state.apply(machine.pageFetched(page([2], next: nil), index: state, now: earlier + 0.3))
+        #expect(state.allBookmarks(in: .public).map(\.illust.id) == [4, 3, 2], "1 was removed on the web; 3, seen after the step, stays")
+    }
+
     @Test func tombstonesSkipRowsUntilTheyExpireOrAFullWalkBegunLaterCompletes() {
         var machine = SyncStateMachine()
         var state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0))

@@ -122,6 +122,10 @@ enum JournalCodec {
                 writer.int(cursor.pagesFetched)
                 writer.raw(",\"order\":")
                 writer.int(cursor.nextServerOrder)
+                if let first = cursor.firstServerOrder {
+                    writer.raw(",\"first\":")
+                    writer.int(first)
+                }
                 writer.byte(UInt8(ascii: "}"))
             } else {
                 writer.raw("null")
@@ -351,18 +355,22 @@ enum JournalCodec {
             else if key.equals("cursor") {
                 if try reader.readNullIfPresent() { return }
                 let start = reader.position
-                var next: String?, started: Date?, pages: Int?, order: Int?
+                var next: String?, started: Date?, pages: Int?, order: Int?, first: Int?
                 try reader.readObject { reader, key in
                     if key.equals("next") { next = try reader.readString() }
                     else if key.equals("started") { started = try readDate(&reader) }
                     else if key.equals("pages") { pages = try reader.readInt() }
                     else if key.equals("order") { order = try reader.readInt() }
+                    else if key.equals("first") { first = try reader.readInt() }
                     else { try reader.skipValue() }
                 }
                 guard let next, let started, let pages, let order else {
                     throw reader.error("the cursor needs next, started, pages and order", at: start)
                 }
-                metadata.fullSyncCursor = FullSyncCursor(nextPage: next, startedAt: started, pagesFetched: pages, nextServerOrder: Int64(order))
+                metadata.fullSyncCursor = FullSyncCursor(
+                    nextPage: next, startedAt: started, pagesFetched: pages,
+                    nextServerOrder: Int64(order), firstServerOrder: first.map(Int64.init)
+                )
             }
             else { try reader.skipValue() }
         }

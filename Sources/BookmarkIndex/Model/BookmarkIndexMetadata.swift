@@ -39,12 +39,17 @@ public struct FullSyncCursor: Sendable, Hashable, Codable {
     public var pagesFetched: Int
     /// The ``IndexedBookmark/serverOrder`` the next row of the walk gets.
     public var nextServerOrder: Int64
+    /// The order the walk's first row got. Every row the walk writes is at or below it and
+    /// every row it has not reached is above it, so a row at or below it was seen by this walk
+    /// whatever the clock did; `nil` in cursors saved before it was recorded.
+    public var firstServerOrder: Int64?
 
     /// Creates a cursor.
-    public init(nextPage: String, startedAt: Date, pagesFetched: Int, nextServerOrder: Int64) {
+    public init(nextPage: String, startedAt: Date, pagesFetched: Int, nextServerOrder: Int64, firstServerOrder: Int64? = nil) {
         self.nextPage = nextPage
         self.startedAt = startedAt
         self.pagesFetched = pagesFetched
         self.nextServerOrder = nextServerOrder
+        self.firstServerOrder = firstServerOrder
     }
 }

@@ -44,7 +44,7 @@ struct JournalCodecTests {
     @Test func everyChangeKindRoundTrips() throws {
         let metadata = BookmarkIndexMetadata(
             lastFullSync: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), lastDeltaSync: nil,
-            fullSyncCursor: FullSyncCursor(nextPage: "https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&restrict=public&max_bookmark_id=99", startedAt: Date(timeIntervalSinceReferenceDate: -1.5), pagesFetched: 4, nextServerOrder: Int64.min + 1)
+            fullSyncCursor: FullSyncCursor(nextPage: "https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&restrict=public&max_bookmark_id=99", startedAt: Date(timeIntervalSinceReferenceDate: -1.5), pagesFetched: 4, nextServerOrder: Int64.min + 1, firstServerOrder: -7)
         )
         let changes: [BookmarkChange] = [
             .upsert(row(Int.max, tags: ["a=b", "c"], order: Int64.max, visible: false)),
@@ -52,6 +52,8 @@ struct JournalCodecTests {
             .removeAll(.public),
             .setMetadata(metadata, for: .private),
             .setMetadata(BookmarkIndexMetadata(), for: .public),
+            // A cursor saved before firstServerOrder existed reads back without it.
+            .setMetadata(BookmarkIndexMetadata(fullSyncCursor: FullSyncCursor(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 3), pagesFetched: 1, nextServerOrder: -31)), for: .public),
         ]
         #expect(try roundTrip(changes) == changes)
     }
