@@ -57,6 +57,10 @@ struct SyncStateMachine: Sendable {
         var inFlight = false
         var cancelled = false
         var latest: BookmarkedIllustSnapshot?
+        /// When the job started fetching.
+        var startedAt: Date?
+        /// A full walk resumed from a saved cursor that has not yet fetched a page.
+        var resumingCursor = false
     }
 
     private struct ListState: Sendable {
@@ -65,6 +69,9 @@ struct SyncStateMachine: Sendable {
         var pauseReason: BookmarkSyncError?
         var failure: BookmarkSyncError?
         var knownTotal: Int?
+        /// The saved cursor failed in a way retrying will not fix (another host, a bad token):
+        /// the next full walk starts over instead of resuming it.
+        var cursorRejected = false
     }
 
     private struct Tombstone: Sendable {
@@ -80,7 +87,7 @@ struct SyncStateMachine: Sendable {
     private var tombstones: [BookmarkKey: Tombstone] = [:]
     /// Bookmarks the app recorded since the last complete sync of their list: not known ground
     /// for a delta (their time can equal that sync's own to the instant).
-    private var recordedSinceSync: Set<BookmarkKey> = []
+    private var recordedSinceSync: [BookmarkKey: Date] = [:]
     private var lastRequestEnd: Date?
 
     init(configuration: SyncConfiguration = SyncConfiguration()) {
@@ -110,6 +117,11 @@ struct SyncStateMachine: Sendable {
                     queue[queued].intent = .manual
                 }
                 return .alreadyScheduled
+            }
+            // A delta does not change the last full sync, so the refresh's cooldown is the
+            // same now as when it would start.
+            if case .coolingDown(let until) = plan(.manual, metadata: index.metadata(for: restrict), now: now) {
+                return .coolingDown(until: until)
             }
             queue.append(Job(restrict: restrict, intent: .manual))
             return .queued
@@ -190,11 +202,15 @@ struct SyncStateMachine: Sendable {
         return .fetch(fetch)
     }
 
-    private func start(_ queued: Job, index: BookmarkIndexState, now: Date) -> Job? {
-        let metadata = index.metadata(for: queued.restrict)
+    private mutating func start(_ queued: Job, index: BookmarkIndexState, now: Date) -> Job? {
+        var metadata = index.metadata(for: queued.restrict)
+        if lists[queued.restrict]?.cursorRejected == true { metadata.fullSyncCursor = nil }
+        if let until = lists[queued.restrict]?.pausedUntil, now < until { return nil }
         guard case .run(let mode) = plan(queued.intent, metadata: metadata, now: now) else { return nil }
+        lists[queued.restrict]?.failure = nil
         var job = queued
         job.mode = mode
+        job.startedAt = now
         switch mode {
         case .delta:
             job.newestAtStart = index.serverOrderBounds(in: job.restrict)?.newest
@@ -205,6 +221,7 @@ struct SyncStateMachine: Sendable {
                 job.walk = cursor
                 job.pagesFetched = cursor.pagesFetched
                 job.next = .nextPage(cursor.nextPage, job.restrict)
+                job.resumingCursor = true
             } else {
                 let oldest = index.serverOrderBounds(in: job.restrict)?.oldest
                 let first = ServerOrder.walkOrder(index: 0, below: oldest)
@@ -241,6 +258,7 @@ struct SyncStateMachine: Sendable {
         lists[restrict]?.consecutiveFailures = 0
         dropExpiredTombstones(now: now)
         job.pagesFetched += 1
+        job.resumingCursor = false
         var metadata = index.metadata(for: restrict)
         var changes: [BookmarkChange] = []
         var finished = false
@@ -253,7 +271,7 @@ struct SyncStateMachine: Sendable {
             let completed = max(metadata.lastFullSync ?? .distantPast, metadata.lastDeltaSync ?? .distantPast)
             func knownGround(_ key: BookmarkKey) -> IndexedBookmark? {
                 guard let existing = index.bookmark(for: key), existing.lastSeenAt <= completed,
-                      !recordedSinceSync.contains(key) else { return nil }
+                      recordedSinceSync[key] == nil else { return nil }
                 return existing
             }
             // Rows from the top of the page down to the last one that is new, unconfirmed or out
@@ -278,9 +296,10 @@ struct SyncStateMachine: Sendable {
                 if tombstones[key] != nil { continue }
                 let existing = index.bookmark(for: key)
                 let known = knownGround(key)
-                if known != nil { sawKnown = true }
                 let order: Int64
                 if let known, position > lastToPlace {
+                    // Known ground in its place: the delta has reached what it knew.
+                    sawKnown = true
                     order = known.serverOrder
                 } else {
                     order = ServerOrder.deltaOrder(index: job.newRows, above: job.newestAtStart)
@@ -294,7 +313,7 @@ struct SyncStateMachine: Sendable {
             }
             if sawKnown || page.nextPage == nil {
                 metadata.lastDeltaSync = now
-                recordedSinceSync = recordedSinceSync.filter { $0.restrict != restrict }
+                forgetRecordings(in: restrict, before: job.startedAt ?? now)
                 finished = true
             } else if let token = page.nextPage {
                 job.next = .nextPage(token, restrict)
@@ -302,6 +321,8 @@ struct SyncStateMachine: Sendable {
 
         case .full:
             guard var walk = job.walk else { preconditionFailure("a full job always has a walk") }
+            // This page's batch saves the walk's own cursor over any rejected one.
+            lists[restrict]?.cursorRejected = false
             var seen = Set<Int>()
             for illust in page.illusts {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
@@ -331,7 +352,7 @@ struct SyncStateMachine: Sendable {
                 metadata.fullSyncCursor = nil
                 metadata.lastFullSync = now
                 tombstones = tombstones.filter { $0.key.restrict != restrict || $0.value.createdAt >= walk.startedAt }
-                recordedSinceSync = recordedSinceSync.filter { $0.restrict != restrict }
+                forgetRecordings(in: restrict, before: walk.startedAt)
                 finished = true
             }
         }
@@ -346,6 +367,8 @@ struct SyncStateMachine: Sendable {
         guard var job = finishRequest(now: now) else { return }
         let restrict = job.restrict
         guard error.isRetryable else {
+            // A saved cursor that fails this way would fail again: the next walk starts over.
+            if job.resumingCursor { lists[restrict]?.cursorRejected = true }
             fail(restrict, error)
             return
         }
@@ -356,6 +379,8 @@ struct SyncStateMachine: Sendable {
             lists[restrict]?.pauseReason = error
             lists[restrict]?.consecutiveFailures = 0
             active = nil
+            // Nothing of this list runs during the pause, not even a refresh queued behind it.
+            queue.removeAll { $0.restrict == restrict }
             return
         }
         job.attempt = failures
@@ -372,6 +397,8 @@ struct SyncStateMachine: Sendable {
         lists[restrict]?.failure = error
         lists[restrict]?.consecutiveFailures = 0
         if active?.restrict == restrict { active = nil }
+        // A failure retrying would not fix ends this list's work until the next user intent.
+        queue.removeAll { $0.restrict == restrict }
     }
 
     /// Marks the in-flight request answered; `nil` when its sync was cancelled meanwhile.
@@ -412,7 +439,7 @@ struct SyncStateMachine: Sendable {
     mutating func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
         let key = BookmarkKey(illustID: illust.id, restrict: restrict)
         tombstones[key] = nil
-        recordedSinceSync.insert(key)
+        recordedSinceSync[key] = now
         let existing = index.bookmark(for: key)
         let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
         return [.upsert(IndexedBookmark(
@@ -433,6 +460,12 @@ struct SyncStateMachine: Sendable {
     func isTombstoned(_ key: BookmarkKey, now: Date) -> Bool {
         guard let tombstone = tombstones[key] else { return false }
         return now < tombstone.expiresAt
+    }
+
+    /// A complete sync that began at `start` confirmed the bookmarks recorded before it;
+    /// those recorded while it ran stay unconfirmed.
+    private mutating func forgetRecordings(in restrict: Restrict, before start: Date) {
+        recordedSinceSync = recordedSinceSync.filter { $0.key.restrict != restrict || $0.value >= start }
     }
 
     private mutating func dropExpiredTombstones(now: Date) {

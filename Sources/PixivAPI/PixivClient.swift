@@ -124,10 +124,14 @@ public struct PixivClient: Sendable {
     /// tampered or corrupted saved cursor cannot send it to another server.
     private func checkedNextURL(_ url: URL) throws -> URL {
         let base = configuration.baseURL
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
         guard url.scheme?.lowercased() == base.scheme?.lowercased(),
               url.host?.lowercased() == base.host?.lowercased(),
-              url.port == base.port else {
-            throw PixivError(.badRequest, "Refusing to follow a next URL on another host than \(base.host ?? "the API"): \(url.absoluteString.prefix(200))")
+              port(url) == port(base) else {
+            throw PixivError(
+                .badRequest,
+                "Refusing to follow a next URL on another scheme, host or port than the API's (\(base.scheme ?? "")://\(base.host ?? ""):\(port(base).map(String.init) ?? "")): \(url.absoluteString.prefix(200))"
+            )
         }
         return url
     }

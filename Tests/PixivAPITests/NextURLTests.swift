@@ -23,6 +23,16 @@ import Testing
         #expect(throws: DecodingError.self) { try page(nextURL: nextURL) }
     }
 
+    @Test func theDefaultPortSpelledOutIsTheSameHost() async throws {
+        let transport = CountingTransport()
+        let client = PixivClient(transport: transport, tokens: StaticAccessToken("secret-token"))
+        // The transport answers 500, so the call fails, but only after the request was sent.
+        await #expect(throws: PixivError.self) {
+            try await client.bookmarks(nextURL: URL(string: "https://app-api.pixiv.net:443/v1/user/bookmarks/illust?max_bookmark_id=1")!)
+        }
+        #expect(transport.count == 1)
+    }
+
     /// A saved cursor pointing elsewhere never receives the access token.
     @Test(arguments: [
         "https://evil.example/v1/user/bookmarks/illust?max_bookmark_id=1",

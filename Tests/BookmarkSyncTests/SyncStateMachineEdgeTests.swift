@@ -1,0 +1,131 @@
+@testable import BookmarkSync
+import BookmarkIndex
+import Foundation
+import Testing
+
+/// Edge cases of the decision core found in review: deltas around re-bookmarks and in-app
+/// bookmarks, refreshes queued behind a delta, saved cursors that cannot be followed.
+@Suite struct SyncStateMachineEdgeTests {
+    let t0 = Date(timeIntervalSince1970: 1_780_000_000)
+
+    private func index(publicIDs: [Int], lastFullSync: Date, seenAt: Date) -> BookmarkIndexState {
+        var state = BookmarkIndexState()
+        for (i, id) in publicIDs.enumerated() {
+            state.apply(.upsert(IndexedBookmark(
+                illust: illust(id), restrict: .public, serverOrder: ServerOrder.walkOrder(index: i, below: nil),
+                firstIndexedAt: seenAt, lastSeenAt: seenAt
+            )))
+        }
+        state.apply(.setMetadata(BookmarkIndexMetadata(lastFullSync: lastFullSync), for: .public))
+        return state
+    }
+
+    private func page(_ ids: [Int], next: String?) -> BookmarkPage {
+        BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next)
+    }
+
+    /// On the web: 30 new bookmarks, then work 8 bookmarked again (it moves to the top). Page 1
+    /// is [8, 40…12]: its only known row is out of place, so it is no sign the delta is done.
+    @Test func aReBookmarkedWorkOnTopOfNewWorksDoesNotEndTheDelta() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [10, 9, 8, 7], lastFullSync: t0, seenAt: t0)
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 100) == .started)
+        _ = machine.nextAction(index: state, now: t0 + 100)
+        state.apply(machine.pageFetched(page([8] + Array((12...40).reversed()), next: "p2"), index: state, now: t0 + 100))
+        #expect(machine.nextAction(index: state, now: t0 + 101) == .fetch(.nextPage("p2", .public)))
+        state.apply(machine.pageFetched(page([11, 10, 9, 7], next: nil), index: state, now: t0 + 101))
+        #expect(state.allBookmarks(in: .public).map(\.illust.id) == [8] + Array((9...40).reversed()).filter { $0 != 8 } + [7])
+    }
+
+    /// A bookmark the app records while a delta of its list runs is not confirmed by that delta.
+    @Test func aBookmarkRecordedDuringADeltaStaysUnconfirmed() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [10, 9, 8], lastFullSync: t0, seenAt: t0)
+        _ = machine.request(.public, intent: .auto, index: state, now: t0 + 100)
+        _ = machine.nextAction(index: state, now: t0 + 100)
+        state.apply(machine.pageFetched(page([20, 19, 18], next: "a"), index: state, now: t0 + 100))
+        state.apply(machine.recordBookmark(illust(50), restrict: .public, index: state, now: t0 + 100.1))
+        _ = machine.nextAction(index: state, now: t0 + 100.2)
+        state.apply(machine.pageFetched(page([17, 10, 9], next: "b"), index: state, now: t0 + 100.2))
+        #expect(!machine.hasWork)
+        // The next delta: page 1 is [60, 50]; 45, bookmarked on the web before 50, is on page 2.
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 300) == .started)
+        _ = machine.nextAction(index: state, now: t0 + 300)
+        state.apply(machine.pageFetched(page([60, 50], next: "c"), index: state, now: t0 + 300))
+        #expect(machine.nextAction(index: state, now: t0 + 301) == .fetch(.nextPage("c", .public)))
+    }
+
+    /// A refresh queued behind a delta that then pauses the list does not run during the pause.
+    @Test func aRefreshQueuedBehindAPausedDeltaWaitsOutThePause() {
+        var machine = SyncStateMachine()
+        let state = index(publicIDs: [3, 2, 1], lastFullSync: t0 - 3_600, seenAt: t0 - 3_600)
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0) == .started)
+        #expect(machine.nextAction(index: state, now: t0) == .fetch(.firstPage(.public)))
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0) == .queued)
+        var now = t0
+        machine.fetchFailed(BookmarkSyncError(.rateLimited, "429"), now: now)
+        for _ in 0..<2 {
+            if case .wait(let until) = machine.nextAction(index: state, now: now) { now = until }
+            #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
+            machine.fetchFailed(BookmarkSyncError(.rateLimited, "429"), now: now)
+        }
+        guard case .paused = machine.status(index: state, now: now + 1).publicList else {
+            Issue.record("expected a pause")
+            return
+        }
+        #expect(machine.nextAction(index: state, now: now + 1) == .idle)
+        #expect(machine.request(.public, intent: .manual, index: state, now: now + 1) == .paused(until: now + 3_600))
+    }
+
+    /// After an error retrying would not fix, nothing of the list runs until the user asks
+    /// again, and the status shows the error; the next sync that completes clears it.
+    @Test func aRefreshQueuedBehindAFailingDeltaIsDroppedAndTheFailureShows() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [3, 2, 1], lastFullSync: t0 - 3_600, seenAt: t0 - 3_600)
+        _ = machine.request(.public, intent: .auto, index: state, now: t0)
+        _ = machine.nextAction(index: state, now: t0)
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0) == .queued)
+        machine.fetchFailed(BookmarkSyncError(.unauthorized, "401"), now: t0)
+        #expect(machine.nextAction(index: state, now: t0 + 1) == .idle)
+        guard case .failed = machine.status(index: state, now: t0 + 1).publicList else {
+            Issue.record("expected the failure to show")
+            return
+        }
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0 + 2) == .started)
+        #expect(machine.nextAction(index: state, now: t0 + 2) == .fetch(.total(.public)))
+        machine.totalFetched(3, now: t0 + 2)
+        _ = machine.nextAction(index: state, now: t0 + 3)
+        state.apply(machine.pageFetched(page([3, 2, 1], next: nil), index: state, now: t0 + 3))
+        #expect(machine.status(index: state, now: t0 + 4).publicList.isIdle)
+    }
+
+    /// A refresh asked for during a delta, but within the refresh cooldown, says so instead of
+    /// claiming to be queued and never running.
+    @Test func aRefreshDuringADeltaWithinItsCooldownSaysSo() {
+        var machine = SyncStateMachine(configuration: SyncConfiguration(deltaCooldown: 60, refreshCooldown: 600))
+        let state = index(publicIDs: [3, 2, 1], lastFullSync: t0, seenAt: t0)
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 100) == .started)
+        _ = machine.nextAction(index: state, now: t0 + 100)
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0 + 100) == .coolingDown(until: t0 + 600))
+    }
+
+    /// A saved cursor that fails in a way retrying will not fix (a URL on another host, say)
+    /// is abandoned: the next walk starts from the first page.
+    @Test func aCursorThatCannotBeFollowedIsAbandoned() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [3, 2, 1], lastFullSync: t0 - 8 * 86_400, seenAt: t0 - 8 * 86_400)
+        var metadata = state.metadata(for: .public)
+        metadata.fullSyncCursor = FullSyncCursor(nextPage: "https://elsewhere.example/next", startedAt: t0 - 100, pagesFetched: 4, nextServerOrder: -200)
+        state.apply(.setMetadata(metadata, for: .public))
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0) == .started)
+        #expect(machine.nextAction(index: state, now: t0) == .fetch(.total(.public)))
+        machine.totalFetched(3, now: t0)
+        #expect(machine.nextAction(index: state, now: t0 + 1) == .fetch(.nextPage("https://elsewhere.example/next", .public)))
+        machine.fetchFailed(BookmarkSyncError(.other, "refused: another host"), now: t0 + 1)
+
+        #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 2) == .started)
+        #expect(machine.nextAction(index: state, now: t0 + 2) == .fetch(.total(.public)))
+        machine.totalFetched(3, now: t0 + 2)
+        #expect(machine.nextAction(index: state, now: t0 + 3) == .fetch(.firstPage(.public)), "a fresh walk")
+    }
+}
