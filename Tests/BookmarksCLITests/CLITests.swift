@@ -192,6 +192,16 @@ struct CLITests {
         #expect(after.status == 0)
         #expect(after.output.contains(" public, 600 private") && !after.output.contains("3002 public"), "the damaged batch's rows are gone, the rest kept")
 
+        // A torn last line (a write cut short) is not damage: the next open cuts it off.
+        let torn = FileManager.default.temporaryDirectory.appendingPathComponent("torn-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: torn) }
+        try FileManager.default.createDirectory(at: torn, withIntermediateDirectories: true)
+        let journal = try Data(contentsOf: try await demoStore.value.directory.appendingPathComponent("journal.jsonl"))
+        try journal.dropLast(25).write(to: torn.appendingPathComponent("journal.jsonl"))
+        let tornReport = try await CLI.run(["verify", "--store", torn.path])
+        #expect(tornReport.status == 0)
+        #expect(tornReport.output.contains("OK (but for the torn last line"))
+
         // A store that cannot be opened can still be reset.
         try Data(bytes).write(to: damaged.appendingPathComponent("journal.jsonl"))
         #expect(try await CLI.run(["reset", "--yes", "--store", damaged.path]).status == 0)

@@ -388,6 +388,13 @@ public final class JournalStorage: BookmarkStorage {
                 recovery.damagedFileMovedTo = aside
             }
             if migrating { recovery.migratedFromVersion = headerVersion }
+            if !damage.isEmpty {
+                // The dropped batches may have held rows of either list (or their removals): the
+                // next sync of each list must be a full walk, not a delta that trusts what is left.
+                for restrict in Restrict.allCases {
+                    state.apply(.setMetadata(BookmarkIndexMetadata(), for: restrict))
+                }
+            }
             if let tail = result.tornTail {
                 recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
             }
@@ -599,7 +606,11 @@ public final class JournalStorage: BookmarkStorage {
                 throw error
             }
             try fileSystem.close(temporary)
-            if let aside { try fileSystem.linkItem(atPath: directory + "/" + journalFileName, toPath: aside) }
+            if let aside {
+                try fileSystem.linkItem(atPath: directory + "/" + journalFileName, toPath: aside)
+                // The copy's name is durable before the rename can replace the journal.
+                try fileSystem.synchronizeDirectory(atPath: directory)
+            }
             try fileSystem.rename(atPath: temporaryPath, toPath: directory + "/" + journalFileName)
         } catch {
             try? fileSystem.removeItem(atPath: temporaryPath)

@@ -71,8 +71,7 @@ public struct PosixFileSystem: JournalFileSystem {
     }
 
     public func close(_ file: JournalFileHandle) throws {
-        releaseLock(file)
-        guard posixClose(file.descriptor) == 0 else { throw failure("close", file.path) }
+        guard closeReleasingLock(file) == 0 else { throw failure("close", file.path) }
     }
 
     public func rename(atPath source: String, toPath destination: String) throws {
@@ -105,7 +104,7 @@ public struct PosixFileSystem: JournalFileSystem {
             "The store at \(path.dropLast(5)) is open elsewhere (in this process or another); only one writer may open it. Close the other store first."
         )
         return try heldLocks.withLock { held in
-            if held[key] != nil { throw locked }
+            if held.byPath[key] != nil { throw locked }
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw failure("open the lock file", path) }
             var lock = flock()
@@ -117,16 +116,21 @@ public struct PosixFileSystem: JournalFileSystem {
                 if code == EAGAIN || code == EACCES { throw locked }
                 throw BookmarkIndexError(.io, "Could not lock \(path): \(String(cString: strerror(code))) (errno \(code)).")
             }
-            held[key] = descriptor
+            held.byPath[key] = descriptor
+            held.byDescriptor[descriptor] = key
             return JournalFileHandle(descriptor: descriptor, path: path)
         }
     }
 
-    /// Releases the process-wide record of a lock taken by ``lockExclusively(atPath:)``.
-    private func releaseLock(_ file: JournalFileHandle) {
-        let key = canonicalPath(file.path)
+    /// Closes `file`; a lock file's record in the registry goes in the same step, so no other
+    /// thread can take the lock between the two (closing any descriptor of the lock file drops
+    /// this process's record lock on it).
+    private func closeReleasingLock(_ file: JournalFileHandle) -> Int32 {
         heldLocks.withLock { held in
-            if held[key] == file.descriptor { held[key] = nil }
+            if let key = held.byDescriptor.removeValue(forKey: file.descriptor) {
+                held.byPath[key] = nil
+            }
+            return posixClose(file.descriptor)
         }
     }
 
@@ -146,8 +150,9 @@ public struct PosixFileSystem: JournalFileSystem {
     }
 }
 
-/// The lock files this process holds, by canonical path, with their descriptors.
-private let heldLocks = Mutex<[String: Int32]>([:])
+/// The lock files this process holds: canonical path → descriptor, and back (a lock is
+/// released by its descriptor, whatever its path resolves to by then).
+private let heldLocks = Mutex<(byPath: [String: Int32], byDescriptor: [Int32: String])>(([:], [:]))
 
 // The POSIX functions whose names this type's methods shadow.
 private func posixClose(_ descriptor: Int32) -> Int32 { close(descriptor) }

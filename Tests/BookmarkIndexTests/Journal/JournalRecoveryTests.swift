@@ -117,6 +117,27 @@ struct JournalRecoveryTests {
         #expect(reopened.recovery.isClean)
     }
 
+    /// Dropped batches may have held rows or removals of either list: after a salvage the next
+    /// sync of each list is a full walk, not a delta trusting what is left.
+    @Test func salvageClearsTheSyncTimesSoTheNextSyncsAreFullWalks() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: journalOptions())
+            for index in 0..<4 { try journal.append(generatedBatch(first: index * 10, count: 3)) }
+            try journal.append([.setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 5)), for: .public)])
+            try journal.close()
+        }
+        var bytes = directory.journalBytes()
+        bytes[lineStarts(bytes)[2] + 60] ^= 0x04
+        directory.writeJournal(bytes)
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions(salvage: true))
+        let state = try journal.load()
+        #expect(state.count(in: .public) == 9)
+        #expect(state.metadata(for: .public) == BookmarkIndexMetadata())
+        #expect(state.metadata(for: .private) == BookmarkIndexMetadata())
+    }
+
     @Test func sequenceGapIsCorruption() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -169,6 +169,26 @@ struct JournalStorageTests {
         try writer.close()
     }
 
+    /// The lock is released by its descriptor, so a store opened through a path that no longer
+    /// resolves when it closes (a symbolic link removed, the directory moved) does not stay
+    /// locked for the rest of the process.
+    @Test func closingReleasesTheLockWhateverThePathResolvesToByThen() throws {
+        let root = TemporaryDirectory()
+        defer { root.remove() }
+        let real = root.url.appendingPathComponent("real"), link = root.url.appendingPathComponent("link")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        let journal = try JournalStorage(directory: link, options: journalOptions())
+        try FileManager.default.removeItem(at: link)
+        try journal.close()
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        try JournalStorage(directory: link, options: journalOptions()).close()
+        // Two spellings of one directory are one store.
+        let first = try JournalStorage(directory: real, options: journalOptions())
+        #expect(throws: BookmarkIndexError.self) { try JournalStorage(directory: link, options: journalOptions()) }
+        try first.close()
+    }
+
     @Test func compactionRewritesTheLiveStateAndKeepsAppending() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
