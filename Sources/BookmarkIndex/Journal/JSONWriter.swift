@@ -24,11 +24,20 @@ struct JSONWriter {
         var string = string
         string.withUTF8 { utf8 in
             var runStart = 0
-            for index in 0..<utf8.count {
+            var index = 0
+            let words = UnsafeRawBufferPointer(utf8)
+            while index < utf8.count {
+                // Eight bytes at a time while none needs escaping (most of any title or tag).
+                if utf8.count - index >= 8, !Self.needsEscape(words.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                    index += 8
+                    continue
+                }
                 let byte = utf8[index]
+                index += 1
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
+                let escaped = index - 1
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<escaped]))
+                runStart = escaped + 1
                 switch byte {
                 case UInt8(ascii: "\""): raw("\\\"")
                 case UInt8(ascii: "\\"): raw("\\\\")
@@ -46,6 +55,19 @@ struct JSONWriter {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any of the eight bytes in `word` is a control character, a quote or a
+    /// backslash (bit tricks: each test flags a byte's high bit; bytes of 0x80 and above, the
+    /// rest of a UTF-8 sequence, are never flagged).
+    @inline(__always)
+    private static func needsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let control = (word &- ones &* 0x20) & ~word & highs
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let quotes = (quote &- ones) & ~quote & highs
+        let backslashes = (backslash &- ones) & ~backslash & highs
+        return (control | quotes | backslashes) != 0
     }
 
     mutating func optionalString(_ string: String?) {

@@ -41,6 +41,22 @@ struct JournalCodecTests {
         #expect(try JSONSerialization.jsonObject(with: Data(writer.bytes), options: .fragmentsAllowed) as? String == text)
     }
 
+    /// Long strings take the eight-bytes-at-a-time path: a character that needs escaping at
+    /// every position, among ASCII and multi-byte text, is still escaped.
+    @Test(arguments: ["\"", "\\", "\n", "\u{1}", "\u{1f}"])
+    func escapesAreFoundAtEveryPositionOfLongStrings(special: String) throws {
+        for filler in ["a", "é", "夏"] {
+            for position in 0..<40 {
+                var characters = Array(repeating: filler, count: 40)
+                characters[position] = special
+                let text = characters.joined()
+                var writer = JSONWriter()
+                writer.string(text)
+                #expect(try JSONSerialization.jsonObject(with: Data(writer.bytes), options: .fragmentsAllowed) as? String == text)
+            }
+        }
+    }
+
     @Test func everyChangeKindRoundTrips() throws {
         let metadata = BookmarkIndexMetadata(
             lastFullSync: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), lastDeltaSync: nil,
