@@ -19,6 +19,7 @@ let demoSpec = CommandSpec(
 
 /// A generated account as the simulator serves it.
 struct GeneratedAccount {
+    var seed: UInt64
     var publicIllusts: [BookmarkedIllustSnapshot]
     var privateIllusts: [BookmarkedIllustSnapshot]
 
@@ -30,6 +31,7 @@ struct GeneratedAccount {
     ]
 
     init(seed: UInt64, publicCount: Int, privateCount: Int) {
+        self.seed = seed
         let generator = SyntheticBookmarks()
         publicIllusts = generator.illusts(count: publicCount, seed: seed, firstIllustID: 100_000_000)
         privateIllusts = generator.illusts(count: privateCount, seed: seed &+ 0x5EED, firstIllustID: 80_000_000)
@@ -46,12 +48,12 @@ struct GeneratedAccount {
 }
 
 func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
-    let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
     let directory = arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) }
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-demo-\(UUID().uuidString)", isDirectory: true)
 
     // The simulated Pixiv: a generated account served over HTTP on 127.0.0.1.
     let account = try GeneratedAccount(arguments)
+    let seed = account.seed
     let pixiv = FakePixiv(userID: 11_111, public: account.publicIllusts, private: account.privateIllusts)
     let server = try LoopbackServer(serving: pixiv)
     defer { server.stop() }

@@ -102,8 +102,8 @@ let serveSimulatorSpec = CommandSpec(
 
 func runServeSimulator(_ arguments: ParsedArguments) async throws -> Int32 {
     let port = try arguments.integer("port", default: 0, in: 0...65_535)
-    let seed = UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max))
     let account = try GeneratedAccount(arguments)
+    let seed = account.seed
     let pixiv = FakePixiv(userID: 11_111, public: account.publicIllusts, private: account.privateIllusts)
     let server = try LoopbackServer(serving: pixiv, port: UInt16(port))
     print("""

@@ -377,6 +377,10 @@ public final class JournalStorage: BookmarkStorage {
             throw BookmarkIndexError(.io, "The journal \(journalPath) disappeared while it was being opened.")
         }
 
+        // Cut off below (or, read-only or rewriting, just left behind): reported either way.
+        if let tail = result.tornTail {
+            recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
+        }
         if migrating || !damage.isEmpty {
             var aside: String?
             if !damage.isEmpty {
@@ -395,9 +399,6 @@ public final class JournalStorage: BookmarkStorage {
                     state.apply(.setMetadata(BookmarkIndexMetadata(), for: restrict))
                 }
             }
-            if let tail = result.tornTail {
-                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
-            }
             if options.readOnly {
                 recovery.damagedFileMovedTo = nil
                 return Opened(file: nil, length: result.length, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
@@ -406,18 +407,15 @@ public final class JournalStorage: BookmarkStorage {
             return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: state, recovery: recovery)
         }
         if options.readOnly {
-            if let tail = result.tornTail {
-                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - result.goodLength, reason: tail.reason)
-            }
             return Opened(file: nil, length: result.goodLength, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
         }
 
         let file = try fileSystem.openForAppending(atPath: journalPath, truncating: false)
         do {
             if let tail = result.tornTail {
-                try fileSystem.truncate(file, toLength: result.goodLength)
+                // Without damage before it, the torn line starts where the last good line ends.
+                try fileSystem.truncate(file, toLength: tail.offset)
                 try fileSystem.synchronize(file)
-                recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - result.goodLength, reason: tail.reason)
             }
         } catch {
             try? fileSystem.close(file)
