@@ -39,12 +39,12 @@ extension BookmarkIndexState {
         if wanted == 0 { return [] }
 
         if let candidates = plan.candidates {
-            var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { isNewer($0.bookmark, $1.bookmark) }
+            var selection = BoundedSelection<ListIndex.Row>(limit: wanted, isOrderedBefore: isNewer)
             for slot in candidates {
                 guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
                 selection.offer(row)
             }
-            return selection.sorted().dropFirst(offset).map(materialize)
+            return selection.sorted().dropFirst(offset).map { materialize($0, in: restrict) }
         }
         var result: [IndexedBookmark] = []
         var skipped = 0
@@ -53,7 +53,7 @@ extension BookmarkIndexState {
             if skipped < offset {
                 skipped += 1
             } else {
-                result.append(materialize(row))
+                result.append(materialize(row, in: restrict))
             }
             return wanted.map { result.count + skipped < $0 } ?? true
         }
@@ -80,8 +80,9 @@ extension BookmarkIndexState {
     ) -> [TagCount] {
         let required = Set(filter.allOf.flatMap { tags.ids(matching: $0) })
         var counts: [TagID: Int] = [:]
+        let list = lists[restrict.listIndex]
         forEachMatch(in: restrict, matching: filter) { row in
-            ListIndex.forEachName(row.tags, nameOfRef: tags.nameOfRef) { tag in
+            ListIndex.forEachName(list.tags(of: row), nameOfRef: tags.nameOfRef) { tag in
                 if !required.contains(tag) { counts[tag, default: 0] += 1 }
             }
         }
@@ -107,8 +108,8 @@ extension BookmarkIndexState {
     }
 
     /// Server order: a larger order first, then a larger illust ID (as ``OrderList`` ranks ties).
-    private func isNewer(_ a: IndexedBookmark, _ b: IndexedBookmark) -> Bool {
-        a.serverOrder != b.serverOrder ? a.serverOrder > b.serverOrder : a.illust.id > b.illust.id
+    private func isNewer(_ a: ListIndex.Row, _ b: ListIndex.Row) -> Bool {
+        a.serverOrder != b.serverOrder ? a.serverOrder > b.serverOrder : a.illustID > b.illustID
     }
 
     private func tagOrder(_ a: (TagID, Int), _ b: (TagID, Int)) -> Bool {
@@ -137,11 +138,14 @@ struct QueryPlan {
     var excluded: [Postings] = []
     var text: String?
     var includesInvisible: Bool
+    /// The list, for the text of the rows a text filter reads.
+    var list: ListIndex
     /// The slots to test, or `nil` to walk the whole list in order.
     var candidates: [Int32]?
 
     init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
         includesInvisible = filter.includesInvisible
+        self.list = list
         text = filter.text.flatMap { $0.isEmpty ? nil : $0 }
         func postings(_ word: String) -> [Postings] {
             tags.ids(matching: word).map { list.postings(of: $0) }.filter { !$0.isEmpty }
@@ -168,14 +172,13 @@ struct QueryPlan {
     }
 
     func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
-        if !includesInvisible && !row.bookmark.illust.isVisible { return false }
+        if !includesInvisible && !row.isVisible { return false }
         for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
         if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
         if excluded.contains(where: { $0.contains(slot) }) { return false }
         if let text {
-            let illust = row.bookmark.illust
-            if illust.title.range(of: text, options: .caseInsensitive) == nil
-                && illust.artistName.range(of: text, options: .caseInsensitive) == nil {
+            if list.title(of: row).range(of: text, options: .caseInsensitive) == nil
+                && list.artistName(of: row).range(of: text, options: .caseInsensitive) == nil {
                 return false
             }
         }

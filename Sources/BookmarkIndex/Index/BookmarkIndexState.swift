@@ -59,7 +59,7 @@ public struct BookmarkIndexState: Sendable {
 
     /// The bookmark `key`, or `nil`. O(1).
     public func bookmark(for key: BookmarkKey) -> IndexedBookmark? {
-        lists[key.restrict.listIndex].row(illustID: key.illustID).map(materialize)
+        lists[key.restrict.listIndex].row(illustID: key.illustID).map { materialize($0, in: key.restrict) }
     }
 
     /// The largest and smallest ``IndexedBookmark/serverOrder`` of `restrict`'s list, or `nil`
@@ -73,7 +73,7 @@ public struct BookmarkIndexState: Sendable {
         var result: [IndexedBookmark] = []
         result.reserveCapacity(count(in: restrict))
         lists[restrict.listIndex].forEachNewestFirst { row, _ in
-            result.append(materialize(row))
+            result.append(materialize(row, in: restrict))
             return true
         }
         return result
@@ -81,11 +81,9 @@ public struct BookmarkIndexState: Sendable {
 }
 
 extension BookmarkIndexState {
-    /// The row as a caller sees it: the bookmark with its tags put back.
-    func materialize(_ row: ListIndex.Row) -> IndexedBookmark {
-        var bookmark = row.bookmark
-        bookmark.illust.tags = row.tags.map { tags.refs[Int($0)] }
-        return bookmark
+    /// The row of `restrict`'s list as a caller sees it.
+    func materialize(_ row: ListIndex.Row, in restrict: Restrict) -> IndexedBookmark {
+        lists[restrict.listIndex].bookmark(row, restrict: restrict, tags: tags.refs)
     }
 }
 
