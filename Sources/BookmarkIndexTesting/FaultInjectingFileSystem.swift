@@ -144,6 +144,11 @@ public final class FaultInjectingFileSystem: JournalFileSystem {
         return try base.read(file, into: buffer)
     }
 
+    public func seek(_ file: JournalFileHandle, toOffset offset: Int) throws {
+        if hasCrashed { throw Self.error("the process has crashed") }
+        try base.seek(file, toOffset: offset)
+    }
+
     public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
         try failUnlessWrite(try step(.open), .open)
         let existed = base.fileExists(atPath: path)

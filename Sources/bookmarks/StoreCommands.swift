@@ -213,8 +213,14 @@ func runVerify(_ arguments: ParsedArguments) throws -> Bool {
             "batches": report.batches, "bytes": report.bytes,
             "publicBookmarks": report.livePublicBookmarks, "privateBookmarks": report.livePrivateBookmarks,
             "damage": report.damage.map(\.description), "tornTail": report.tornTail?.description as Any,
+            "snapshot": report.snapshot.map { snapshot -> [String: Any] in
+                [
+                    "coveredBytes": snapshot.coveredBytes as Any, "notUsedBecause": snapshot.notUsedBecause as Any,
+                    "agreesWithJournal": snapshot.agreesWithJournal,
+                ]
+            } as Any,
         ])
-        return report.damage.isEmpty && report.schemaVersion != nil
+        return report.damage.isEmpty && report.schemaVersion != nil && (report.snapshot?.agreesWithJournal ?? true)
     }
     print("journal         \(report.path)")
     print("schema          \(report.schemaVersion.map(String.init) ?? "unreadable")")
@@ -225,9 +231,20 @@ func runVerify(_ arguments: ParsedArguments) throws -> Bool {
     print("bookmarks       \(report.livePublicBookmarks) public, \(report.livePrivateBookmarks) private")
     for damage in report.damage { print(Terminal.warning("damaged         \(damage)")) }
     if let tail = report.tornTail { print(Terminal.warning("torn tail       \(tail) (the next open cuts it off)")) }
-    let undamaged = report.damage.isEmpty && report.schemaVersion != nil
+    if let snapshot = report.snapshot {
+        if !snapshot.agreesWithJournal {
+            print(Terminal.warning("index snapshot  DISAGREES with the journal it is a cache of"))
+        } else if let reason = snapshot.notUsedBecause {
+            print("index snapshot  not used: \(reason)")
+        } else {
+            print("index snapshot  covers the first \(snapshot.coveredBytes ?? 0) bytes; open reads it, then the lines after")
+        }
+    }
+    let undamaged = report.damage.isEmpty && report.schemaVersion != nil && (report.snapshot?.agreesWithJournal ?? true)
     if undamaged {
         print(report.tornTail == nil ? "OK" : "OK (but for the torn last line, which the next open cuts off)")
+    } else if report.damage.isEmpty && report.schemaVersion != nil {
+        print(Terminal.warning("DAMAGED: delete \(StoreLocation.directory(arguments).path)/\(JournalStorage.snapshotFileName); the next open reads the journal whole and writes a new one"))
     } else {
         print(Terminal.warning("DAMAGED: 'bookmarks compact --salvage' keeps every valid batch; 'bookmarks reset' starts over (sync again)"))
     }

@@ -54,6 +54,36 @@ struct QueryTests {
         #expect(ids(BookmarkFilter(noneOf: ["CAT", "r-18"])) == [2, 1])
     }
 
+    /// Which translation a histogram shows, and which translations a filter matches, follow what
+    /// the list's rows carry now, not the order they were written in: an index replayed from a
+    /// compacted journal answers as the one that saw every write.
+    @Test func translationsFollowTheRowsTheListHoldsNow() {
+        var state = BookmarkIndexState()
+        state.apply([
+            .upsert(row(1, tags: ["猫=cat"], order: 3)),
+            .upsert(row(2, tags: ["猫=kitty"], order: 2)),
+            .upsert(row(3, tags: ["猫=kitty"], order: 1)),
+            .upsert(row(4, .private, tags: ["猫=neko"], order: 1)),
+        ])
+        #expect(state.tagHistogram(in: .public) == [TagCount(name: "猫", translatedName: "kitty", count: 3)])
+        #expect(state.tagHistogram(in: .private) == [TagCount(name: "猫", translatedName: "neko", count: 1)])
+        #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["CAT"])).ids == [1, 2, 3])
+        #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["neko"])).ids == [], "no public row carries 'neko'")
+
+        state.apply(.upsert(row(2, tags: ["猫"], order: 2)))
+        #expect(state.tagHistogram(in: .public) == [TagCount(name: "猫", translatedName: "cat", count: 3)], "a tie goes to the first alphabetically")
+        state.apply([.remove(BookmarkKey(illustID: 1, restrict: .public)), .remove(BookmarkKey(illustID: 3, restrict: .public))])
+        #expect(state.tagHistogram(in: .public) == [TagCount(name: "猫", translatedName: nil, count: 1)], "no row carries a translation any more")
+        #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["kitty"])).ids == [])
+        #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["猫"])).ids == [2])
+
+        // The same rows written in another order give the same answers.
+        var other = BookmarkIndexState()
+        other.apply([.upsert(row(4, .private, tags: ["猫=neko"], order: 1)), .upsert(row(2, tags: ["猫"], order: 2))])
+        #expect(other.tagHistogram(in: .public) == state.tagHistogram(in: .public))
+        #expect(other.tagHistogram(in: .private) == state.tagHistogram(in: .private))
+    }
+
     @Test func textMatchesTitleOrArtistIgnoringCase() {
         #expect(ids(BookmarkFilter(text: "kaito")) == [6, 1])
         #expect(ids(BookmarkFilter(text: "SUN")) == [4])

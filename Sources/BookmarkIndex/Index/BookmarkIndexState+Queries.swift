@@ -13,7 +13,7 @@ extension BookmarkIndexState {
         for (index, count) in list.tagCounts.enumerated() where count > 0 {
             selection.offer((TagID(index), Int(count)))
         }
-        return selection.sorted().map(tagCount)
+        return selection.sorted().map { tagCount($0, in: list) }
     }
 
     /// The bookmarks of `restrict`'s list that match `filter`, newest first, skipping `offset`
@@ -78,9 +78,9 @@ extension BookmarkIndexState {
         matching filter: BookmarkFilter,
         limit: Int? = nil
     ) -> [TagCount] {
-        let required = Set(filter.allOf.flatMap { tags.ids(matching: $0) })
-        var counts: [TagID: Int] = [:]
         let list = lists[restrict.listIndex]
+        let required = Set(filter.allOf.flatMap { word in tags.ids(matching: word) { list.refCount(of: $0) > 0 } })
+        var counts: [TagID: Int] = [:]
         forEachMatch(in: restrict, matching: filter) { row in
             ListIndex.forEachName(list.tags(of: row), nameOfRef: tags.nameOfRef) { tag in
                 if !required.contains(tag) { counts[tag, default: 0] += 1 }
@@ -88,7 +88,7 @@ extension BookmarkIndexState {
         }
         var selection = BoundedSelection<(TagID, Int)>(limit: limit, isOrderedBefore: tagOrder)
         for entry in counts { selection.offer(entry) }
-        return selection.sorted().map(tagCount)
+        return selection.sorted().map { tagCount($0, in: list) }
     }
 
     private func forEachMatch(in restrict: Restrict, matching filter: BookmarkFilter, _ body: (ListIndex.Row) -> Void) {
@@ -117,8 +117,22 @@ extension BookmarkIndexState {
         return tags.names[Int(a.0)] < tags.names[Int(b.0)]
     }
 
-    private func tagCount(_ entry: (TagID, Int)) -> TagCount {
-        TagCount(name: tags.names[Int(entry.0)], translatedName: tags.translations[Int(entry.0)], count: entry.1)
+    private func tagCount(_ entry: (TagID, Int), in list: ListIndex) -> TagCount {
+        TagCount(name: tags.names[Int(entry.0)], translatedName: translation(of: entry.0, in: list), count: entry.1)
+    }
+
+    /// The translation of `tag` that most of the list's rows carry (the alphabetically first of
+    /// equally common ones), or `nil` when none of them carries one: decided by what the list
+    /// holds, not by the order it was written in.
+    private func translation(of tag: TagID, in list: ListIndex) -> String? {
+        var best: (count: Int, translation: String)?
+        for ref in tags.refsOfName[Int(tag)] {
+            let count = list.refCount(of: ref)
+            guard count > 0, let translation = tags.refs[Int(ref)].translatedName else { continue }
+            if let current = best, current.count > count || (current.count == count && current.translation <= translation) { continue }
+            best = (count, translation)
+        }
+        return best?.translation
     }
 }
 
@@ -148,7 +162,7 @@ struct QueryPlan {
         self.list = list
         text = filter.text.flatMap { $0.isEmpty ? nil : $0 }
         func postings(_ word: String) -> [Postings] {
-            tags.ids(matching: word).map { list.postings(of: $0) }.filter { !$0.isEmpty }
+            tags.ids(matching: word) { list.refCount(of: $0) > 0 }.map { list.postings(of: $0) }.filter { !$0.isEmpty }
         }
         required = filter.allOf.map(postings)
         anyOf = filter.anyOf.flatMap(postings)

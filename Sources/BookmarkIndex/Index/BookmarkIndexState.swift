@@ -87,6 +87,18 @@ extension BookmarkIndexState {
     }
 }
 
+extension BookmarkIndexState {
+    /// Whether `other` holds the same bookmarks, in the same order, with the same metadata:
+    /// what every query reads, whatever the internal layout.
+    func hasSameContent(as other: BookmarkIndexState) -> Bool {
+        Restrict.allCases.allSatisfy { restrict in
+            metadata(for: restrict) == other.metadata(for: restrict)
+                && count(in: restrict) == other.count(in: restrict)
+                && allBookmarks(in: restrict) == other.allBookmarks(in: restrict)
+        }
+    }
+}
+
 extension Restrict {
     var listIndex: Int {
         switch self {

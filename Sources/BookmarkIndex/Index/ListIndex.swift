@@ -62,6 +62,9 @@ struct ListIndex: Sendable {
     private(set) var tagCounts: [Int32] = []
     /// The inverted index: the slots of the rows carrying each tag, by ``TagID``.
     private(set) var postings: [Postings] = []
+    /// Rows carrying each (name, translation) pair, by ``TagRefID``: which translation of a
+    /// name the list's rows carry most.
+    private(set) var refCounts: [Int32] = []
     private(set) var order = OrderList()
 
     var count: Int { slotByIllust.count }
@@ -87,6 +90,10 @@ struct ListIndex: Sendable {
 
     func tagCount(of tag: TagID) -> Int {
         Int(tag) < tagCounts.count ? Int(tagCounts[Int(tag)]) : 0
+    }
+
+    func refCount(of ref: TagRefID) -> Int {
+        Int(ref) < refCounts.count ? Int(refCounts[Int(ref)]) : 0
     }
 
     // MARK: Reading a row's fields
@@ -274,6 +281,12 @@ struct ListIndex: Sendable {
     // MARK: Private
 
     private mutating func indexTags(_ tags: ArraySlice<TagRefID>, slot: Int32, nameOfRef: [TagID]) {
+        for ref in tags {
+            if Int(ref) >= refCounts.count {
+                refCounts.append(contentsOf: repeatElement(0, count: Int(ref) + 1 - refCounts.count))
+            }
+            refCounts[Int(ref)] += 1
+        }
         Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
             let index = Int(tag)
             if index >= tagCounts.count {
@@ -286,6 +299,7 @@ struct ListIndex: Sendable {
     }
 
     private mutating func unindexTags(_ tags: ArraySlice<TagRefID>, slot: Int32, nameOfRef: [TagID]) {
+        for ref in tags { refCounts[Int(ref)] -= 1 }
         Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
             tagCounts[Int(tag)] -= 1
             postings[Int(tag)].remove(slot)
@@ -336,5 +350,160 @@ struct ListIndex: Sendable {
         }
         tagRefs = packed
         garbageTags = 0
+    }
+}
+
+extension ListIndex {
+    /// What an index snapshot stores of a list; everything else is derived from these.
+    struct Parts {
+        var slots: [Row] = []
+        var freeSlots: [Int32] = []
+        var text: [UInt8] = []
+        var tagRefs: [TagRefID] = []
+        var garbageText = 0
+        var garbageTags = 0
+        var tagCounts: [Int32] = []
+        /// How many slots each tag's postings hold, by ``TagID``; the slots are in ``postingSlots``.
+        var postingCounts: [Int32] = []
+        var postingSlots: [Int32] = []
+        /// The order list's live entries, newest first.
+        var order: [OrderList.Entry] = []
+        var nextStamp: UInt32 = 0
+    }
+
+    /// A list's parts that are inconsistent: a snapshot written by a different build, or
+    /// damaged in a way its checksums did not catch.
+    struct InconsistentParts: Error {
+        var reason: String
+    }
+
+    var parts: Parts {
+        var parts = Parts(
+            slots: slots, freeSlots: freeSlots, text: text, tagRefs: tagRefs,
+            garbageText: garbageText, garbageTags: garbageTags, tagCounts: tagCounts,
+            nextStamp: order.stampCounter
+        )
+        parts.postingCounts = postings.map { Int32($0.count) }
+        parts.postingSlots.reserveCapacity(postings.reduce(0) { $0 + $1.count })
+        for list in postings { parts.postingSlots.append(contentsOf: list.slots) }
+        parts.order.reserveCapacity(count)
+        let slots = self.slots
+        order.forEachNewestFirst { entry in
+            let row = slots[Int(entry.slot)]
+            if row.isLive && row.orderStamp == entry.stamp { parts.order.append(entry) }
+            return true
+        }
+        return parts
+    }
+
+    /// Checks that every live row's text and tags lie inside arenas of `textCount` bytes and
+    /// `tagRefCount` entries, and indexes the rows by illust ID; the first half of reading a
+    /// list's parts, which can run while the rest is still being read.
+    static func indexRows(_ slots: [Row], textCount: Int, tagRefCount: Int) throws(InconsistentParts) -> [Int: Int32] {
+        var slotByIllust: [Int: Int32] = [:]
+        slotByIllust.reserveCapacity(slots.count)
+        for (slot, row) in slots.enumerated() where row.isLive {
+            guard row.textStart >= 0 && row.textStart <= textCount - row.textLength else {
+                throw InconsistentParts(reason: "row \(slot)'s text is out of bounds")
+            }
+            guard row.tagStart >= 0 && row.tagStart <= tagRefCount - Int(row.tagCount) else {
+                throw InconsistentParts(reason: "row \(slot)'s tags are out of bounds")
+            }
+            guard slotByIllust.updateValue(Int32(slot), forKey: row.illustID) == nil else {
+                throw InconsistentParts(reason: "illust \(row.illustID) has two rows")
+            }
+        }
+        return slotByIllust
+    }
+
+    /// Checks that every tag of the rows is one of `refCount` interned refs, and counts the
+    /// live rows carrying each (rows whose tag ranges ``indexRows(_:textCount:tagRefCount:)``
+    /// checked).
+    static func countedTagRefs(_ parts: Parts, refCount: Int) throws(InconsistentParts) -> [Int32] {
+        guard parts.tagRefs.allSatisfy({ Int($0) < refCount }) else { throw InconsistentParts(reason: "a row names an unknown tag") }
+        var counts = [Int32](repeating: 0, count: refCount)
+        for row in parts.slots where row.isLive && row.tagStart >= 0 && row.tagStart <= parts.tagRefs.count - Int(row.tagCount) {
+            for ref in parts.tagRefs[row.tagRange] { counts[Int(ref)] += 1 }
+        }
+        return counts
+    }
+
+    /// The postings `parts` hold, checked to name live rows in ascending order and to agree
+    /// with the tag counts.
+    static func checkedPostings(_ parts: Parts) throws(InconsistentParts) -> [Postings] {
+        guard parts.tagCounts.count == parts.postingCounts.count else {
+            throw InconsistentParts(reason: "there are \(parts.tagCounts.count) tag counts but \(parts.postingCounts.count) postings")
+        }
+        var postings: [Postings] = []
+        postings.reserveCapacity(parts.postingCounts.count)
+        var start = 0
+        let slots = parts.slots
+        for (tag, count) in parts.postingCounts.enumerated() {
+            let count = Int(count)
+            guard count >= 0 && count <= parts.postingSlots.count - start, parts.tagCounts[tag] == Int32(count) else {
+                throw InconsistentParts(reason: "tag \(tag)'s postings are out of bounds or differ from its count")
+            }
+            let list = Array(parts.postingSlots[start..<start + count])
+            var previous: Int32 = -1
+            for slot in list {
+                guard slot > previous && Int(slot) < slots.count && slots[Int(slot)].isLive else {
+                    throw InconsistentParts(reason: "tag \(tag)'s postings are not live rows in order")
+                }
+                previous = slot
+            }
+            postings.append(Postings(slots: list))
+            start += count
+        }
+        guard start == parts.postingSlots.count else { throw InconsistentParts(reason: "postings are left over") }
+        return postings
+    }
+
+    /// Checks that the order names live rows, each at most once, newest first; with the
+    /// order's length equal to the number of live rows, each exactly once.
+    static func checkOrder(_ order: [OrderList.Entry], slots: [Row]) throws(InconsistentParts) {
+        var listed = [Bool](repeating: false, count: slots.count)
+        var previous: OrderList.Entry?
+        for entry in order {
+            guard entry.slot >= 0 && Int(entry.slot) < slots.count && !listed[Int(entry.slot)] else {
+                throw InconsistentParts(reason: "the order does not hold every row once")
+            }
+            listed[Int(entry.slot)] = true
+            let row = slots[Int(entry.slot)]
+            guard row.isLive && row.orderStamp == entry.stamp && row.serverOrder == entry.order else {
+                throw InconsistentParts(reason: "the order's entry for row \(entry.slot) is stale")
+            }
+            if let previous, previous.order < entry.order {
+                throw InconsistentParts(reason: "the order is not newest first")
+            }
+            previous = entry
+        }
+    }
+
+    /// The list `parts` describe, from the results of the checks above run on them:
+    /// ``indexRows(_:textCount:tagRefCount:)`` gave `slotByIllust`,
+    /// ``checkedPostings(_:)`` gave `postings`, ``countedTagRefs(_:refCount:)`` gave
+    /// `refCounts`, and ``checkOrder(_:slots:)`` passed. What is left to check here is what ties
+    /// them together.
+    init(parts: Parts, slotByIllust: [Int: Int32], postings: [Postings], refCounts: [Int32], nameCount: Int) throws(InconsistentParts) {
+        let slotCount = parts.slots.count
+        guard slotByIllust.count + parts.freeSlots.count == slotCount else {
+            throw InconsistentParts(reason: "the free slots do not account for the empty rows")
+        }
+        for slot in parts.freeSlots where slot < 0 || Int(slot) >= slotCount || parts.slots[Int(slot)].isLive {
+            throw InconsistentParts(reason: "free slot \(slot) is not an empty row")
+        }
+        guard parts.order.count == slotByIllust.count else { throw InconsistentParts(reason: "the order does not hold every row once") }
+        guard postings.count <= nameCount else { throw InconsistentParts(reason: "postings name tags the tag table does not have") }
+        self.slots = parts.slots
+        self.freeSlots = parts.freeSlots
+        self.slotByIllust = slotByIllust
+        self.text = parts.text
+        self.tagRefs = parts.tagRefs
+        self.garbageText = parts.garbageText
+        self.garbageTags = parts.garbageTags
+        self.tagCounts = parts.tagCounts
+        self.postings = postings
+        self.refCounts = refCounts
+        self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
     }
 }

@@ -6,7 +6,7 @@
 /// once. Removed and moved rows leave stale entries behind, recognised by their stamp and swept
 /// out when they outnumber the live ones. Rows with equal orders are ranked by illust ID.
 struct OrderList: Sendable {
-    struct Entry: Sendable {
+    struct Entry: Sendable, BitwiseCopyable {
         var order: Int64
         var slot: Int32
         var stamp: UInt32
@@ -79,5 +79,20 @@ struct OrderList: Sendable {
         precondition(isSorted, "OrderList read while unsorted")
         for entry in older.reversed() { if !body(entry) { return } }
         for entry in newer { if !body(entry) { return } }
+    }
+}
+
+extension OrderList {
+    /// The stamp the next insert hands out.
+    var stampCounter: UInt32 { nextStamp }
+
+    /// An order list holding `entries`, which are sorted newest first (as
+    /// ``forEachNewestFirst(_:)`` gives them); what an index snapshot restores.
+    init(newestFirst entries: [Entry], nextStamp: UInt32) {
+        self.init()
+        older = entries
+        highest = entries.first?.order
+        lowest = entries.last?.order
+        self.nextStamp = nextStamp
     }
 }

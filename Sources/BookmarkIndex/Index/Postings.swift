@@ -6,6 +6,10 @@
 struct Postings: Sendable, Sequence {
     private(set) var slots: [Int32] = []
 
+    init(slots: [Int32] = []) {
+        self.slots = slots
+    }
+
     var count: Int { slots.count }
     var isEmpty: Bool { slots.isEmpty }
 

@@ -15,8 +15,8 @@ typealias TagRefID = UInt32
 /// both lists simply has empty postings.
 struct TagTable: Sendable {
     private(set) var names: [String] = []
-    /// The most recently seen translation of each name.
-    private(set) var translations: [String?] = []
+    /// The pairs of each name, by ``TagID``: what a histogram picks a name's translation from.
+    private(set) var refsOfName: [[TagRefID]] = []
     /// Every interned (name, translation) pair, by ``TagRefID``.
     private(set) var refs: [TagRef] = []
     /// The name of each pair, by ``TagRefID``.
@@ -24,8 +24,10 @@ struct TagTable: Sendable {
     private var idByName: [UTF8Key: TagID] = [:]
     private var refByPair: [PairKey: TagRefID] = [:]
     private var translationPool: [UTF8Key: String] = [:]
-    /// A lowercased name or translation → the tags that have it.
-    private var idsByFoldedWord: [String: [TagID]] = [:]
+    /// A lowercased name → the tags that have it.
+    private var idsByFoldedName: [String: [TagID]] = [:]
+    /// A lowercased translation → the pairs that have it.
+    private var refsByFoldedTranslation: [String: [TagRefID]] = [:]
 
     private struct PairKey: Hashable {
         var name: UTF8Key
@@ -36,8 +38,17 @@ struct TagTable: Sendable {
 
     func id(ofName name: String) -> TagID? { idByName[UTF8Key(name)] }
 
-    /// The tags whose name or translation equals `word`, ignoring case.
-    func ids(matching word: String) -> [TagID] { idsByFoldedWord[word.lowercased()] ?? [] }
+    /// The tags whose name equals `word`, or that `hasRef` pairs with a translation equal to
+    /// `word`, ignoring case. `hasRef` says whether a list's rows carry a pair, so that a tag
+    /// matches by a translation only while some row carries it with that translation.
+    func ids(matching word: String, hasRef: (TagRefID) -> Bool) -> [TagID] {
+        let folded = word.lowercased()
+        var ids = idsByFoldedName[folded] ?? []
+        for ref in refsByFoldedTranslation[folded] ?? [] where hasRef(ref) && !ids.contains(nameOfRef[Int(ref)]) {
+            ids.append(nameOfRef[Int(ref)])
+        }
+        return ids
+    }
 
     /// Interns `tag`. Amortized O(1): one hash of its bytes when the pair is known.
     mutating func intern(_ tag: TagRef) -> TagRefID {
@@ -50,9 +61,9 @@ struct TagTable: Sendable {
         } else {
             nameID = TagID(names.count)
             names.append(tag.name)
-            translations.append(nil)
+            refsOfName.append([])
             idByName[key.name] = nameID
-            addFoldedWord(tag.name, for: nameID)
+            idsByFoldedName[tag.name.lowercased(), default: []].append(nameID)
         }
         let translation = key.translation.map { translation in
             // Share the string with earlier pairs that have the same translation.
@@ -60,22 +71,15 @@ struct TagTable: Sendable {
             translationPool[translation] = translation.string
             return translation.string
         }
-        if let translation, translations[Int(nameID)] != translation {
-            translations[Int(nameID)] = translation
-            addFoldedWord(translation, for: nameID)
-        }
         let ref = TagRefID(refs.count)
         refs.append(TagRef(name: names[Int(nameID)], translatedName: translation))
         nameOfRef.append(nameID)
+        refsOfName[Int(nameID)].append(ref)
+        if let translation { refsByFoldedTranslation[translation.lowercased(), default: []].append(ref) }
         refByPair[key] = ref
         return ref
     }
 
-    private mutating func addFoldedWord(_ word: String, for id: TagID) {
-        let folded = word.lowercased()
-        if idsByFoldedWord[folded, default: []].contains(id) { return }
-        idsByFoldedWord[folded, default: []].append(id)
-    }
 }
 
 /// A string as a dictionary key that hashes and compares its UTF-8 bytes: faster than
@@ -98,6 +102,17 @@ struct UTF8Key: Hashable, Sendable {
         var a = a.string, b = b.string
         return a.withUTF8 { a in
             b.withUTF8 { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+        }
+    }
+}
+
+extension TagTable {
+    /// The table that interning `refs` in order builds, with each ref keeping its position as
+    /// its ``TagRefID``; `nil` when `refs` holds a pair twice (so positions would shift).
+    init?(refs: [TagRef]) {
+        self.init()
+        for (index, ref) in refs.enumerated() where intern(ref) != TagRefID(index) {
+            return nil
         }
     }
 }

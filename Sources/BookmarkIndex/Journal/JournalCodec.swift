@@ -15,6 +15,9 @@ enum JournalCodec {
         var created: Date
         /// When compaction (or a migration or reset) wrote this file; `nil` when it grew from empty.
         var compacted: Date?
+        /// A random number naming this file, new with every file written whole: what an index
+        /// snapshot names to say which journal it is of. `nil` in journals written before it.
+        var id: UInt64?
     }
 
     enum Line {
@@ -42,6 +45,11 @@ enum JournalCodec {
         writer.double(header.created.timeIntervalSinceReferenceDate)
         writer.raw(",\"compacted\":")
         if let compacted = header.compacted { writer.double(compacted.timeIntervalSinceReferenceDate) } else { writer.raw("null") }
+        if let id = header.id {
+            // A string: JSON readers may hold numbers as doubles, which cannot carry 64 bits.
+            writer.raw(",\"id\":")
+            writer.string(hexID(id))
+        }
         endLine(&writer, start: start)
     }
 
@@ -256,6 +264,7 @@ enum JournalCodec {
         var schema: Int?
         var created: Date?
         var compacted: Date?
+        var id: UInt64?
         var sequence: Int?
         var changes: [BookmarkChange]?
         try reader.readObject { reader, key in
@@ -273,6 +282,13 @@ enum JournalCodec {
                 created = try readDate(&reader)
             } else if key.equals("compacted") {
                 compacted = try reader.readNullIfPresent() ? nil : try readDate(&reader)
+            } else if key.equals("id") {
+                let start = reader.position
+                let text = try reader.readString()
+                guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else {
+                    throw JSONReadError(offset: start, message: "the header's id '\(text)' is not 16 hex digits")
+                }
+                id = value
             } else {
                 try reader.skipValue()
             }
@@ -283,11 +299,17 @@ enum JournalCodec {
                 throw JSONReadError(offset: 0, message: "the header names format '\(format)', not '\(formatName)'")
             }
             guard let schema else { throw JSONReadError(offset: 0, message: "the header has no schema") }
-            return .header(Header(schemaVersion: schema, created: created ?? Date(timeIntervalSinceReferenceDate: 0), compacted: compacted))
+            return .header(Header(schemaVersion: schema, created: created ?? Date(timeIntervalSinceReferenceDate: 0), compacted: compacted, id: id))
         }
         guard let sequence else { throw JSONReadError(offset: 0, message: "the batch has no seq") }
         guard let changes else { throw JSONReadError(offset: 0, message: "the batch has no changes") }
         return .batch(sequence: sequence, changes: changes)
+    }
+
+    /// `id` as the header spells it: 16 lower-case hex digits.
+    static func hexID(_ id: UInt64) -> String {
+        let digits = String(id, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     private static func readDate(_ reader: inout JSONReader) throws -> Date {

@@ -26,6 +26,9 @@ public protocol JournalFileSystem: Sendable {
     func openForReading(atPath path: String) throws -> JournalFileHandle?
     /// Reads the next bytes of the file into `buffer`; returns how many, 0 at the end.
     func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+
+    /// Moves the read position of `file` (opened for reading) to `offset` bytes from its start.
+    func seek(_ file: JournalFileHandle, toOffset offset: Int) throws
     /// Opens (creating if needed) a file for appending; `truncating` empties it first.
     func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle
     /// Writes all of `bytes` at the end of the file, or throws (possibly after writing a prefix).
@@ -51,6 +54,19 @@ public protocol JournalFileSystem: Sendable {
 }
 
 extension JournalFileSystem {
+    /// Seeks by reading and dropping bytes: correct for any file system that can read, for
+    /// implementations written before ``seek(_:toOffset:)`` existed. Only forwards from the
+    /// current position.
+    public func seek(_ file: JournalFileHandle, toOffset offset: Int) throws {
+        var remaining = offset
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while remaining > 0 {
+            let count = try block.withUnsafeMutableBytes { try read(file, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<min($0.count, remaining)])) }
+            if count == 0 { return }
+            remaining -= count
+        }
+    }
+
     /// The whole file, or `nil` when there is none.
     public func contents(atPath path: String) throws -> [UInt8]? {
         guard let file = try openForReading(atPath: path) else { return nil }

@@ -36,6 +36,10 @@ public struct JournalRecoveryReport: Sendable, Hashable {
     public var migratedFromVersion: Int?
     /// A stale temporary file of an interrupted compaction that was deleted.
     public var removedTemporaryFile: Bool = false
+    /// Why the index snapshot beside the journal was not used (and the journal was read whole
+    /// instead), when there was one. Nothing is lost when a snapshot is not used: it is a cache
+    /// of the journal, rewritten at the next compaction. Not counted by ``isClean``.
+    public var snapshotNotUsed: String?
 
     /// Whether opening changed nothing.
     public var isClean: Bool {
@@ -67,7 +71,25 @@ public struct JournalHealthReport: Sendable, Hashable {
     public var tornTail: JournalDamage?
     /// What the open of this journal repaired, when the report comes from an open store.
     public var recovery: JournalRecoveryReport?
+    /// The index snapshot beside the journal; `nil` when there is none.
+    public var snapshot: JournalSnapshotReport?
 
     /// Whether the journal reads back completely: no damage and no torn tail.
-    public var isHealthy: Bool { damage.isEmpty && tornTail == nil && schemaVersion != nil }
+    public var isHealthy: Bool {
+        damage.isEmpty && tornTail == nil && schemaVersion != nil && (snapshot?.agreesWithJournal ?? true)
+    }
+}
+
+/// What ``JournalStorage/verify(directory:fileSystem:migrations:)`` found of the index snapshot:
+/// the cache of the journal's first lines that open reads instead of replaying them.
+public struct JournalSnapshotReport: Sendable, Hashable {
+    /// The bytes of the journal the snapshot covers, when it could be read.
+    public var coveredBytes: Int?
+    /// Why open would not use the snapshot (and read the journal whole); `nil` when it would.
+    /// A snapshot that is not used costs time, not data.
+    public var notUsedBecause: String?
+    /// `false` only when open would use the snapshot and it, with the lines after it, gives an
+    /// index different from reading the journal whole: a snapshot to delete (it is only a
+    /// cache; the next open reads the journal whole and writes a new one).
+    public var agreesWithJournal: Bool
 }

@@ -50,11 +50,24 @@ struct JournalScanner {
     /// Blocks read, then decoded in parallel, at a time: what bounds the memory a scan needs.
     private static let blocksPerGroup = 2
 
-    /// Scans the journal at `path`; `nil` when there is no file.
+    /// Where a scan starts when the first lines are already known (from an index snapshot).
+    struct Resume {
+        /// The header of the file, as read before.
+        var header: JournalCodec.Header
+        /// The length of the lines known, through a newline: where reading starts.
+        var offset: Int
+        /// How many lines are known, header included.
+        var lines: Int
+        /// The sequence number of the last batch known.
+        var lastSequence: Int
+    }
+
+    /// Scans the journal at `path`, from its start or from `resume`; `nil` when there is no file.
     static func scan(
         path: String,
         fileSystem: any JournalFileSystem,
         decodeBatch: Decoder? = nil,
+        resume: Resume? = nil,
         onEvent: (Event) throws -> Void
     ) throws -> Result? {
         guard let file = try fileSystem.openForReading(atPath: path) else { return nil }
@@ -63,6 +76,14 @@ struct JournalScanner {
         var sequencer = Sequencer()
         var carry: [UInt8] = []
         var offset = 0
+        if let resume {
+            try fileSystem.seek(file, toOffset: resume.offset)
+            offset = resume.offset
+            sequencer.lineNumber = resume.lines
+            sequencer.result.header = resume.header
+            sequencer.result.lastSequence = resume.lastSequence
+            sequencer.result.goodLength = resume.offset
+        }
         var block = [UInt8](repeating: 0, count: blockSize)
 
         /// Reads the next group of blocks of whole lines; an empty group means the end.

@@ -43,6 +43,11 @@ public final class JournalStorage: BookmarkStorage {
         public var compactionMinimumBytes = 1 << 20
         /// ... and than this factor times its size after the last compaction (or at open).
         public var compactionGrowthFactor = 2.0
+        /// A journal at least this many bytes long gets an index snapshot when it is written
+        /// whole (compaction, migration, salvage) or opened without a usable one, so that the
+        /// next open reads the snapshot instead of replaying the lines it covers. `Int.max`
+        /// turns snapshots off.
+        public var snapshotMinimumBytes = 1 << 20
         /// The schema migrations to apply to an older journal.
         public var migrations = JournalMigrationPlan.production
         /// Open to read only: no lock is taken and nothing is written, so a tool can read a
@@ -61,6 +66,10 @@ public final class JournalStorage: BookmarkStorage {
 
     /// The journal's file name inside the store directory.
     public static let journalFileName = "journal.jsonl"
+    /// The index snapshot's file name inside the store directory: a cache of the journal's
+    /// first lines that open reads instead of replaying them (see the "Journal format" article).
+    /// Deleting it loses nothing; the next open reads the journal whole.
+    public static let snapshotFileName = IndexSnapshot.fileName
     static let temporaryFileName = "journal.jsonl.tmp"
     static let lockFileName = "LOCK"
     /// Upsert changes per line when compaction writes the live state.
@@ -241,7 +250,7 @@ public final class JournalStorage: BookmarkStorage {
         )
         var decodeBatch: JournalScanner.Decoder?
         if let headerLine = try readHead(path, fileSystem: fileSystem).firstLine,
-           let version = try? readHeaderVersion(headerLine, path: path), version != migrations.currentVersion {
+           let version = try? readHeader(headerLine, path: path).schemaVersion, version != migrations.currentVersion {
             if version > migrations.currentVersion {
                 report.schemaVersion = version
                 report.bytes = try fileSystem.contents(atPath: path)?.count ?? 0
@@ -282,7 +291,35 @@ public final class JournalStorage: BookmarkStorage {
         report.tornTail = result.tornTail
         report.livePublicBookmarks = state.count(in: .public)
         report.livePrivateBookmarks = state.count(in: .private)
+        report.snapshot = try verifySnapshot(directory: directory.path, header: result.header, journalState: state, fileSystem: fileSystem, migrating: decodeBatch != nil)
         return report
+    }
+
+    /// Checks the snapshot in `directory` against `journalState`, what reading the journal
+    /// (whose header is `header`) whole gave.
+    private static func verifySnapshot(
+        directory: String,
+        header: JournalCodec.Header?,
+        journalState: BookmarkIndexState,
+        fileSystem: any JournalFileSystem,
+        migrating: Bool
+    ) throws -> JournalSnapshotReport? {
+        guard fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName) else { return nil }
+        guard let header, !migrating else {
+            return JournalSnapshotReport(notUsedBecause: "the journal's header is unreadable or at an older schema", agreesWithJournal: true)
+        }
+        switch usableSnapshot(directory: directory, header: header, fileSystem: fileSystem) {
+        case .none:
+            return nil
+        case .unusable(let reason):
+            return JournalSnapshotReport(notUsedBecause: reason, agreesWithJournal: true)
+        case .usable(var state, let coverage):
+            let resume = JournalScanner.Resume(header: header, offset: coverage.length, lines: coverage.lines, lastSequence: coverage.lastSequence)
+            _ = try JournalScanner.scan(path: directory + "/" + journalFileName, fileSystem: fileSystem, resume: resume) { event in
+                if case .batch(_, let changes, _, _) = event { state.apply(changes) }
+            }
+            return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
+        }
     }
 
     /// Deletes the journal in `directory` without opening it, so a store that cannot be opened
@@ -297,6 +334,9 @@ public final class JournalStorage: BookmarkStorage {
         defer { try? fileSystem.close(lock) }
         try fileSystem.removeItem(atPath: path + "/" + temporaryFileName)
         try fileSystem.removeItem(atPath: path + "/" + journalFileName)
+        for snapshot in [IndexSnapshot.fileName, IndexSnapshot.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + snapshot) {
+            try fileSystem.removeItem(atPath: path + "/" + snapshot)
+        }
         try fileSystem.synchronizeDirectory(atPath: path)
     }
 
@@ -339,7 +379,8 @@ public final class JournalStorage: BookmarkStorage {
         }
 
         let plan = options.migrations
-        let headerVersion = try readHeaderVersion(headerLine, path: journalPath)
+        let header = try readHeader(headerLine, path: journalPath)
+        let headerVersion = header.schemaVersion
         if headerVersion > plan.currentVersion {
             throw BookmarkIndexError(
                 .newerSchema,
@@ -348,17 +389,35 @@ public final class JournalStorage: BookmarkStorage {
         }
         let migrating = headerVersion < plan.currentVersion
         var state = BookmarkIndexState()
+        var resume: JournalScanner.Resume?
+        if !migrating {
+            if !options.readOnly && fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.temporaryFileName) {
+                try? fileSystem.removeItem(atPath: directory + "/" + IndexSnapshot.temporaryFileName)
+            }
+            switch usableSnapshot(directory: directory, header: header, fileSystem: fileSystem) {
+            case .none:
+                break
+            case .usable(let snapshot, let coverage):
+                state = snapshot
+                resume = .init(header: header, offset: coverage.length, lines: coverage.lines, lastSequence: coverage.lastSequence)
+            case .unusable(let reason):
+                recovery.snapshotNotUsed = reason
+            }
+        }
         var damage: [JournalDamage] = []
+        var goodLines = resume?.lines ?? 1
         let scanned: JournalScanner.Result?
         do {
             scanned = try JournalScanner.scan(
                 path: journalPath, fileSystem: fileSystem,
-                decodeBatch: migrating ? try migrator(plan: plan, from: headerVersion, path: journalPath) : nil
+                decodeBatch: migrating ? try migrator(plan: plan, from: headerVersion, path: journalPath) : nil,
+                resume: resume
             ) { event in
                 switch event {
                 case .header:
                     break
                 case .batch(_, let changes, _, _):
+                    goodLines += 1
                     state.apply(changes)
                 case .damage(let found):
                     guard options.salvage else {
@@ -421,7 +480,71 @@ public final class JournalStorage: BookmarkStorage {
             try? fileSystem.close(file)
             throw error
         }
+        if resume == nil, let id = header.id {
+            // No snapshot could be used: write one, so that the next open need not replay it all.
+            let coverage = IndexSnapshot.Coverage(
+                schemaVersion: headerVersion, journalID: id, length: result.goodLength,
+                lines: goodLines, lastSequence: result.lastSequence
+            )
+            refreshSnapshot(state, coverage: coverage, directory: directory, options: options)
+        }
         return Opened(file: file, length: result.goodLength, nextSequence: result.lastSequence + 1, state: state, recovery: recovery)
+    }
+
+    // MARK: The index snapshot
+
+    private enum SnapshotLookup {
+        case none
+        case usable(BookmarkIndexState, IndexSnapshot.Coverage)
+        case unusable(String)
+    }
+
+    /// The snapshot in `directory` if it is of the journal whose header is `header`, as it is
+    /// on disk now.
+    private static func usableSnapshot(directory: String, header: JournalCodec.Header, fileSystem: any JournalFileSystem) -> SnapshotLookup {
+        let read: (state: BookmarkIndexState, coverage: IndexSnapshot.Coverage)
+        do {
+            guard let found = try IndexSnapshot.read(directory: directory, fileSystem: fileSystem) else { return .none }
+            read = found
+        } catch {
+            return .unusable("the index snapshot cannot be used (\(error)); the journal was read whole")
+        }
+        guard let id = header.id, read.coverage.journalID == id, read.coverage.schemaVersion == header.schemaVersion else {
+            return .unusable("the index snapshot is of another journal file (one replaced since, by compaction or a reset); the journal was read whole")
+        }
+        // The journal is append-only between compactions: if it still has a line ending where
+        // the snapshot's coverage does, the lines covered are the ones it was taken of.
+        let endsThere: Bool
+        do {
+            endsThere = try journalHasNewline(at: read.coverage.length - 1, directory: directory, fileSystem: fileSystem)
+        } catch {
+            return .unusable("the journal could not be read where the index snapshot ends (\(error)); the journal was read whole")
+        }
+        guard endsThere else {
+            return .unusable("the journal is shorter than the index snapshot says (cut back since?); the journal was read whole")
+        }
+        return .usable(read.state, read.coverage)
+    }
+
+    private static func journalHasNewline(at offset: Int, directory: String, fileSystem: any JournalFileSystem) throws -> Bool {
+        guard offset >= 0, let file = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return false }
+        defer { try? fileSystem.close(file) }
+        try fileSystem.seek(file, toOffset: offset)
+        var byte: UInt8 = 0
+        let count = try withUnsafeMutableBytes(of: &byte) { try fileSystem.read(file, into: $0) }
+        return count == 1 && byte == 0x0A
+    }
+
+    /// Writes the snapshot of a journal that `coverage` describes, or removes an old one when
+    /// the journal is too small to need one. A snapshot is a cache: failing to write one costs
+    /// the next open time, nothing else, so failures are not reported.
+    private static func refreshSnapshot(_ state: BookmarkIndexState, coverage: IndexSnapshot.Coverage, directory: String, options: Options) {
+        let fileSystem = options.fileSystem
+        if coverage.length >= options.snapshotMinimumBytes {
+            try? IndexSnapshot.write(state, coverage: coverage, directory: directory, fileSystem: fileSystem)
+        } else if fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName) {
+            try? fileSystem.removeItem(atPath: directory + "/" + IndexSnapshot.fileName)
+        }
     }
 
     /// The first line of the journal (without its newline), and the file's length when it has
@@ -440,16 +563,16 @@ public final class JournalStorage: BookmarkStorage {
         }
     }
 
-    /// The schema version in the header, read before anything else so that a newer file is
-    /// refused before it could be touched.
-    private static func readHeaderVersion(_ line: [UInt8], path: String) throws -> Int {
+    /// The header, read before anything else so that a newer file is refused before it could
+    /// be touched.
+    private static func readHeader(_ line: [UInt8], path: String) throws -> JournalCodec.Header {
         try line.withUnsafeBytes { line in
             do {
                 try JournalCodec.verifyChecksum(line)
                 guard case .header(let header) = try JournalCodec.decodeVerifiedLine(line) else {
                     throw JSONReadError(offset: 0, message: "the first line is not a journal header")
                 }
-                return header.schemaVersion
+                return header
             } catch {
                 throw BookmarkIndexError(
                     .corrupt,
@@ -548,6 +671,18 @@ public final class JournalStorage: BookmarkStorage {
         var nextSequence: Int
     }
 
+    /// A journal written whole.
+    private struct Installed {
+        var length: Int
+        var nextSequence: Int
+        var id: UInt64
+
+        /// The snapshot coverage of the whole file: its header and every batch.
+        func coverage(schemaVersion: Int) -> IndexSnapshot.Coverage {
+            .init(schemaVersion: schemaVersion, journalID: id, length: length, lines: nextSequence, lastSequence: nextSequence - 1)
+        }
+    }
+
     /// Writes `state` as a complete journal and opens it for appending.
     private static func writeJournal(
         _ state: BookmarkIndexState,
@@ -558,6 +693,9 @@ public final class JournalStorage: BookmarkStorage {
     ) throws -> Written {
         let installed = try installJournal(state, compacted: compacted, directory: directory, options: options, keepingOldAs: aside)
         try options.fileSystem.synchronizeDirectory(atPath: directory)
+        if !options.readOnly {
+            refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+        }
         let file = try options.fileSystem.openForAppending(atPath: directory + "/" + journalFileName, truncating: false)
         return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
     }
@@ -571,11 +709,15 @@ public final class JournalStorage: BookmarkStorage {
         directory: String,
         options: Options,
         keepingOldAs aside: String? = nil
-    ) throws -> (length: Int, nextSequence: Int) {
+    ) throws -> Installed {
         let fileSystem = options.fileSystem
+        let id = UInt64.random(in: .min ... .max)
         let temporaryPath = directory + "/" + temporaryFileName
         var writer = JSONWriter(capacity: 1 << 16)
-        JournalCodec.appendHeader(.init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted), to: &writer)
+        JournalCodec.appendHeader(
+            .init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted, id: id),
+            to: &writer
+        )
         var sequence = 0
         for restrict in Restrict.allCases {
             let rows = state.allBookmarks(in: restrict)
@@ -614,12 +756,12 @@ public final class JournalStorage: BookmarkStorage {
             try? fileSystem.removeItem(atPath: temporaryPath)
             throw error
         }
-        return (writer.bytes.count, sequence + 1)
+        return Installed(length: writer.bytes.count, nextSequence: sequence + 1, id: id)
     }
 
     /// Compaction and reset: replaces the journal while this storage is open.
     private func replaceJournal(with state: BookmarkIndexState, writer: inout Writer) throws {
-        let installed: (length: Int, nextSequence: Int)
+        let installed: Installed
         do {
             installed = try Self.installJournal(state, compacted: options.now(), directory: directory, options: options)
         } catch {
@@ -641,6 +783,7 @@ public final class JournalStorage: BookmarkStorage {
         writer.length = installed.length
         writer.nextSequence = installed.nextSequence
         writer.lengthAfterCompaction = installed.length
+        Self.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
     }
 
     private func check(_ writer: Writer) throws {

@@ -43,6 +43,10 @@ public struct PosixFileSystem: JournalFileSystem {
         }
     }
 
+    public func seek(_ file: JournalFileHandle, toOffset offset: Int) throws {
+        if lseek(file.descriptor, off_t(offset), SEEK_SET) < 0 { throw failure("lseek", file.path) }
+    }
+
     public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
         let flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (truncating ? O_TRUNC : 0)
         let descriptor = open(path, flags, 0o644)

@@ -6,12 +6,16 @@ import Testing
 /// Thousands of random operations on a journal-backed store against an in-memory model.
 @Suite("Journal against a model")
 struct JournalModelTests {
-    @Test(arguments: [UInt64(11), 12])
-    func randomOperationsSurviveReopens(seed: UInt64) async throws {
+    /// With index snapshots, every compaction writes one and most reopens read one plus the
+    /// lines after it.
+    @Test(arguments: [UInt64(11), 12], [false, true])
+    func randomOperationsSurviveReopens(seed: UInt64, snapshots: Bool) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var options = journalOptions(durability: .none)
         options.compactionMinimumBytes = 64 * 1024
+        options.snapshotMinimumBytes = snapshots ? 0 : .max
+        var snapshotOpens = 0
         var random = SeededRandom(seed: seed)
         var model = BookmarkIndexState()
         var store: BookmarksIndexStore? = try BookmarksIndexStore(directory: directory.url, options: options)
@@ -49,11 +53,15 @@ struct JournalModelTests {
                 store = nil
                 let reopened = try BookmarksIndexStore(directory: directory.url, options: options)
                 #expect(StateDump(await reopened.snapshot) == StateDump(model), "after reopen at step \(step)")
+                let health = try await reopened.journalHealth()
+                #expect(health.recovery?.snapshotNotUsed == nil, "after reopen at step \(step)")
+                if health.snapshot != nil { snapshotOpens += 1 }
                 store = reopened
                 reopens += 1
             }
         }
         #expect(reopens > 100)
+        #expect(snapshots ? snapshotOpens > 50 : snapshotOpens == 0)
         let final = try #require(store)
         #expect(StateDump(await final.snapshot) == StateDump(model))
         #expect(try await final.journalHealth().isHealthy)

@@ -1,0 +1,366 @@
+import Foundation
+
+/// The index snapshot: the in-memory index of a journal's first lines, written whole so that
+/// open reads it back instead of replaying those lines.
+///
+/// The journal stays the only record: the snapshot is a cache of what replaying its first
+/// ``Coverage/lines`` lines gives, for the one journal file whose header carries
+/// ``Coverage/journalID``. Open uses it only when that journal is the one in place and at least
+/// ``Coverage/length`` bytes long, then replays the lines after it; any other snapshot, a
+/// damaged one, or one from a build that lays rows out differently is ignored, and the journal
+/// replayed whole. It is written after compaction (when the journal is already durable), so it
+/// needs no fsync: a snapshot cut short by a crash fails its checksum and is ignored.
+///
+/// Layout (native byte order, which the header checks): a header with the coverage, each
+/// section's size and XXH64, and the header's own XXH64; then the sections — the tag table, the
+/// sync metadata (as the journal's JSON), then for each list a few counts, its rows (fixed-size
+/// records), free slots, tag arena, tag counts, postings, order and text arena. Every array is written and read
+/// as its raw bytes, so reading is a few large `read`s, the checksums, and bounds checks.
+enum IndexSnapshot {
+    static let fileName = "index.snapshot"
+    static let temporaryFileName = "index.snapshot.tmp"
+
+    /// Which journal the snapshot is of, and how much of it.
+    struct Coverage: Equatable, Sendable {
+        /// The journal's schema version.
+        var schemaVersion: Int
+        /// The `id` of the journal's header.
+        var journalID: UInt64
+        /// The bytes of the journal covered: its header and first lines, through a newline.
+        var length: Int
+        /// The lines covered, header included.
+        var lines: Int
+        /// The sequence number of the last batch covered (0 for none).
+        var lastSequence: Int
+    }
+
+    /// Why a snapshot cannot be used.
+    struct Unusable: Error, CustomStringConvertible {
+        var reason: String
+        var description: String { reason }
+    }
+
+    private static let magic: [UInt8] = Array("BMIXSNAP".utf8)
+    private static let formatVersion: UInt32 = 1
+    private static let byteOrderMark: UInt32 = 0x0102_0304
+    private static let listSectionCount = 9
+    private static let sectionCount = 2 + 2 * listSectionCount
+
+    // MARK: Writing
+
+    /// Writes `state` (what replaying the journal `coverage` describes gives) to `path`,
+    /// through a temporary file renamed over it.
+    static func write(
+        _ state: BookmarkIndexState,
+        coverage: Coverage,
+        directory: String,
+        fileSystem: any JournalFileSystem
+    ) throws {
+        // The arrays are written from where they are, not copied.
+        var sections: [SnapshotSection] = []
+        sections.append(SnapshotSection(encodeTags(state.tags.refs)))
+        sections.append(SnapshotSection(encodeMetadata(state)))
+        for list in state.lists {
+            let parts = list.parts
+            let scalars = [parts.garbageText, parts.garbageTags, Int(parts.nextStamp), state.tags.refs.count].map(Int64.init)
+            sections.append(SnapshotSection(scalars))
+            sections.append(SnapshotSection(parts.slots))
+            sections.append(SnapshotSection(parts.freeSlots))
+            sections.append(SnapshotSection(parts.tagRefs))
+            sections.append(SnapshotSection(parts.tagCounts))
+            sections.append(SnapshotSection(parts.postingCounts))
+            sections.append(SnapshotSection(parts.postingSlots))
+            sections.append(SnapshotSection(parts.order))
+            // The largest section last: the checks of the others run while it is read.
+            sections.append(SnapshotSection(parts.text))
+        }
+        precondition(sections.count == sectionCount)
+
+        var header = HeaderWriter()
+        header.append(magic)
+        header.append(formatVersion)
+        header.append(byteOrderMark)
+        header.append(UInt32(MemoryLayout<ListIndex.Row>.stride))
+        header.append(UInt32(MemoryLayout<OrderList.Entry>.stride))
+        for value in [coverage.schemaVersion, coverage.length, coverage.lines, coverage.lastSequence, sections.count] {
+            header.append(Int64(value))
+        }
+        header.append(coverage.journalID)
+        for section in sections { header.append(Int64(section.size)) }
+        for section in sections { header.append(section.hash) }
+        header.append(header.bytes.withUnsafeBytes { XXH64.hash($0) })
+
+        let temporaryPath = directory + "/" + temporaryFileName
+        do {
+            let file = try fileSystem.openForAppending(atPath: temporaryPath, truncating: true)
+            do {
+                try header.bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+                for section in sections {
+                    try section.write { if !$0.isEmpty { try fileSystem.write($0, to: file) } }
+                }
+            } catch {
+                try? fileSystem.close(file)
+                throw error
+            }
+            try fileSystem.close(file)
+            try fileSystem.rename(atPath: temporaryPath, toPath: directory + "/" + fileName)
+        } catch {
+            try? fileSystem.removeItem(atPath: temporaryPath)
+            throw error
+        }
+    }
+
+    private static func encodeTags(_ refs: [TagRef]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        func append(_ string: String) {
+            var string = string
+            string.withUTF8 { utf8 in
+                withUnsafeBytes(of: UInt32(utf8.count)) { bytes.append(contentsOf: $0) }
+                bytes.append(contentsOf: utf8)
+            }
+        }
+        for ref in refs {
+            append(ref.name)
+            if let translation = ref.translatedName {
+                bytes.append(1)
+                append(translation)
+            } else {
+                bytes.append(0)
+            }
+        }
+        return bytes
+    }
+
+    private static func encodeMetadata(_ state: BookmarkIndexState) -> [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        writer.byte(UInt8(ascii: "["))
+        for restrict in Restrict.allCases {
+            if restrict != Restrict.allCases.first { writer.byte(UInt8(ascii: ",")) }
+            JournalCodec.appendChange(.setMetadata(state.metadata(for: restrict), for: restrict), to: &writer)
+        }
+        writer.byte(UInt8(ascii: "]"))
+        return writer.bytes
+    }
+
+    // MARK: Reading
+
+    /// Reads the snapshot in `directory`: `nil` when there is none.
+    ///
+    /// - Throws: ``Unusable`` when it is damaged, cut short, from a build that lays rows out
+    ///   differently, or inconsistent; an I/O error as thrown by `fileSystem`.
+    static func read(directory: String, fileSystem: any JournalFileSystem) throws -> (state: BookmarkIndexState, coverage: Coverage)? {
+        guard let file = try fileSystem.openForReading(atPath: directory + "/" + fileName) else { return nil }
+        defer { try? fileSystem.close(file) }
+        let reader = FileReader(file: file, fileSystem: fileSystem)
+
+        let fixedHeaderSize = 8 + 4 * 4 + 5 * 8 + 8
+        let fixed: [UInt8] = try reader.read(count: fixedHeaderSize)
+        var header = HeaderReader(bytes: fixed)
+        guard header.bytes(8) == magic else { throw Unusable(reason: "it is not an index snapshot") }
+        guard header.uint32() == formatVersion else { throw Unusable(reason: "it is in another snapshot format") }
+        guard header.uint32() == byteOrderMark else { throw Unusable(reason: "it was written in another byte order") }
+        guard header.uint32() == UInt32(MemoryLayout<ListIndex.Row>.stride),
+              header.uint32() == UInt32(MemoryLayout<OrderList.Entry>.stride) else {
+            throw Unusable(reason: "it was written by a build that lays rows out differently")
+        }
+        let schemaVersion = Int(header.int64()), length = Int(header.int64()), lines = Int(header.int64())
+        let lastSequence = Int(header.int64()), count = Int(header.int64())
+        let journalID = header.uint64()
+        guard count == sectionCount else { throw Unusable(reason: "it has \(count) sections, not \(sectionCount)") }
+        let table: [UInt8] = try reader.read(count: 16 * count + 8)
+        let headerBytes = fixed + table
+        let storedHeaderHash = headerBytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: headerBytes.count - 8, as: UInt64.self) }
+        guard headerBytes.withUnsafeBytes({ XXH64.hash(UnsafeRawBufferPointer(rebasing: $0.dropLast(8))) }) == storedHeaderHash else {
+            throw Unusable(reason: "its header fails its checksum")
+        }
+        header = HeaderReader(bytes: table)
+        let sizes = (0..<count).map { _ in Int(header.int64()) }
+        let hashes = (0..<count).map { _ in header.uint64() }
+        var section = 0
+        func next<Element: BitwiseCopyable>(_: Element.Type) throws -> [Element] {
+            defer { section += 1 }
+            let size = sizes[section]
+            guard size >= 0, size % MemoryLayout<Element>.stride == 0 else {
+                throw Unusable(reason: "section \(section) has a size of \(size) bytes")
+            }
+            let array: [Element] = try reader.read(count: size / MemoryLayout<Element>.stride)
+            guard array.withUnsafeBytes({ XXH64.hash($0) }) == hashes[section] else {
+                throw Unusable(reason: "section \(section) fails its checksum (damaged or cut short)")
+            }
+            return array
+        }
+
+        // Rebuilding the tag table and indexing each list's rows run on threads of their own
+        // while the rest is read.
+        let tagBytes = try next(UInt8.self)
+        let tagTable = BackgroundWork { () throws -> TagTable in
+            guard let table = TagTable(refs: try decodeTags(tagBytes)) else {
+                throw Unusable(reason: "its tag table holds a tag twice")
+            }
+            return table
+        }
+        let metadata = try decodeMetadata(try next(UInt8.self))
+        struct PendingList {
+            var parts: ListIndex.Parts
+            var declaredRefCount: Int
+            var rows: BackgroundWork<[Int: Int32]>
+            var checks: BackgroundWork<(postings: [Postings], refCounts: [Int32])>
+        }
+        var lists: [PendingList] = []
+        for _ in Restrict.allCases {
+            let scalars = try next(Int64.self)
+            guard scalars.count == 4 else { throw Unusable(reason: "section \(section - 1) has \(scalars.count) numbers, not 4") }
+            var parts = ListIndex.Parts()
+            parts.garbageText = Int(scalars[0])
+            parts.garbageTags = Int(scalars[1])
+            parts.nextStamp = UInt32(truncatingIfNeeded: scalars[2])
+            let refCount = Int(scalars[3])
+            parts.slots = try next(ListIndex.Row.self)
+            // The arenas' sizes are known before they are read: the rows can be checked now.
+            let rows = BackgroundWork { [slots = parts.slots, textCount = sizes[section + 6], tagRefCount = sizes[section + 1] / MemoryLayout<TagRefID>.stride] in
+                try ListIndex.indexRows(slots, textCount: textCount, tagRefCount: tagRefCount)
+            }
+            parts.freeSlots = try next(Int32.self)
+            parts.tagRefs = try next(TagRefID.self)
+            parts.tagCounts = try next(Int32.self)
+            parts.postingCounts = try next(Int32.self)
+            parts.postingSlots = try next(Int32.self)
+            parts.order = try next(OrderList.Entry.self)
+            let checks = BackgroundWork { [parts] in
+                let refCounts = try ListIndex.countedTagRefs(parts, refCount: refCount)
+                try ListIndex.checkOrder(parts.order, slots: parts.slots)
+                return (postings: try ListIndex.checkedPostings(parts), refCounts: refCounts)
+            }
+            parts.text = try next(UInt8.self)
+            lists.append(PendingList(parts: parts, declaredRefCount: refCount, rows: rows, checks: checks))
+        }
+        guard try reader.isAtEnd() else { throw Unusable(reason: "it has bytes after its last section") }
+
+        var state = BookmarkIndexState()
+        state.tags = try tagTable.wait()
+        for (index, restrict) in Restrict.allCases.enumerated() {
+            let list = lists[index]
+            do {
+                let slotByIllust = try list.rows.wait()
+                let checked = try list.checks.wait()
+                guard list.declaredRefCount == state.tags.refs.count else {
+                    throw ListIndex.InconsistentParts(reason: "it was checked against \(list.declaredRefCount) tags, not \(state.tags.refs.count)")
+                }
+                state.lists[index] = try ListIndex(
+                    parts: list.parts, slotByIllust: slotByIllust, postings: checked.postings,
+                    refCounts: checked.refCounts, nameCount: state.tags.count
+                )
+            } catch let error as ListIndex.InconsistentParts {
+                throw Unusable(reason: "its \(restrict.rawValue) list is inconsistent: \(error.reason)")
+            }
+            state.metadataByList[index] = metadata[index]
+        }
+        let coverage = Coverage(schemaVersion: schemaVersion, journalID: journalID, length: length, lines: lines, lastSequence: lastSequence)
+        return (state, coverage)
+    }
+
+    private static func decodeTags(_ bytes: [UInt8]) throws -> [TagRef] {
+        var refs: [TagRef] = []
+        var offset = 0
+        func string() throws -> String {
+            guard offset + 4 <= bytes.count else { throw Unusable(reason: "its tag table is cut short") }
+            let length = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) })
+            offset += 4
+            guard length <= bytes.count - offset else { throw Unusable(reason: "its tag table is cut short") }
+            defer { offset += length }
+            return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+        }
+        while offset < bytes.count {
+            let name = try string()
+            guard offset < bytes.count else { throw Unusable(reason: "its tag table is cut short") }
+            let hasTranslation = bytes[offset] == 1
+            offset += 1
+            refs.append(TagRef(name: name, translatedName: hasTranslation ? try string() : nil))
+        }
+        return refs
+    }
+
+    private static func decodeMetadata(_ bytes: [UInt8]) throws -> [BookmarkIndexMetadata] {
+        var metadata = [BookmarkIndexMetadata(), BookmarkIndexMetadata()]
+        do {
+            try bytes.withUnsafeBytes { buffer in
+                var reader = JSONReader(buffer)
+                try reader.readArray { reader in
+                    guard case .setMetadata(let value, let restrict) = try JournalCodec.decodeChange(&reader) else {
+                        throw Unusable(reason: "its metadata holds something else")
+                    }
+                    metadata[restrict.listIndex] = value
+                }
+                try reader.expectEnd()
+            }
+        } catch let error as Unusable {
+            throw error
+        } catch {
+            throw Unusable(reason: "its metadata cannot be read: \(error)")
+        }
+        return metadata
+    }
+
+    // MARK: Byte plumbing
+
+    private struct HeaderWriter {
+        var bytes: [UInt8] = []
+        mutating func append(_ raw: [UInt8]) { bytes.append(contentsOf: raw) }
+        mutating func append<Value: FixedWidthInteger>(_ value: Value) {
+            withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    private struct HeaderReader {
+        let bytes: [UInt8]
+        var offset = 0
+        mutating func bytes(_ count: Int) -> [UInt8] {
+            defer { offset += count }
+            return Array(bytes[offset..<offset + count])
+        }
+        mutating func value<Value: FixedWidthInteger>(_: Value.Type) -> Value {
+            defer { offset += MemoryLayout<Value>.size }
+            return bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Value.self) }
+        }
+        mutating func uint32() -> UInt32 { value(UInt32.self) }
+        mutating func uint64() -> UInt64 { value(UInt64.self) }
+        mutating func int64() -> Int64 { value(Int64.self) }
+    }
+
+    /// Reads exact counts of elements straight into new arrays.
+    private struct FileReader {
+        let file: JournalFileHandle
+        let fileSystem: any JournalFileSystem
+
+        func read<Element: BitwiseCopyable>(count: Int) throws -> [Element] {
+            try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                var filled = 0
+                while filled < raw.count {
+                    let read = try fileSystem.read(file, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                    if read == 0 { throw Unusable(reason: "it is cut short") }
+                    filled += read
+                }
+                initialized = count
+            }
+        }
+
+        func isAtEnd() throws -> Bool {
+            var byte: UInt8 = 0
+            return try withUnsafeMutableBytes(of: &byte) { try fileSystem.read(file, into: $0) } == 0
+        }
+    }
+}
+
+/// An array the snapshot writes as its raw bytes, with its size and checksum.
+private struct SnapshotSection {
+    let size: Int
+    let hash: UInt64
+    let write: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
+
+    init<Element: BitwiseCopyable>(_ array: [Element]) {
+        size = array.count * MemoryLayout<Element>.stride
+        hash = array.withUnsafeBytes { XXH64.hash($0) }
+        write = { body in try array.withUnsafeBytes(body) }
+    }
+}
