@@ -165,6 +165,19 @@ struct CLITests {
         #expect(good.status == 0)
         #expect(good.output.contains("3002 public, 600 private"))
         #expect(good.output.contains("OK"))
+        // The demo's journal outgrew 1 MiB and was compacted: it has an index snapshot.
+        #expect(good.output.contains("index snapshot  covers the first "))
+
+        // A snapshot that cannot be used is reported, and is no damage: open reads the journal.
+        let unusable = FileManager.default.temporaryDirectory.appendingPathComponent("unusable-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: unusable) }
+        try FileManager.default.createDirectory(at: unusable, withIntermediateDirectories: true)
+        let demoDirectory = try await demoStore.value.directory
+        try FileManager.default.copyItem(at: demoDirectory.appendingPathComponent("journal.jsonl"), to: unusable.appendingPathComponent("journal.jsonl"))
+        try Data("not a snapshot".utf8).write(to: unusable.appendingPathComponent("index.snapshot"))
+        let ignored = try await CLI.run(["verify", "--store", unusable.path])
+        #expect(ignored.status == 0)
+        #expect(ignored.output.contains("index snapshot  not used: the index snapshot cannot be used"))
 
         // A copy of the store with a flipped byte in the middle of a batch line.
         let damaged = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")

@@ -130,14 +130,24 @@ struct JournalItems {
         return figure
     }
 
-    /// Opens the store in `directory` (lock, read, check, replay into a ready index) once per
-    /// sample; the close after each sample is not timed.
-    func openStore(directory: URL) async throws -> Figure {
-        try await sampling.measure {
+    /// Opens the store in `directory` and asks for its top 50 tags (what SQLite's figure does),
+    /// once per sample; the close after each sample is not timed. With `snapshots`, open reads
+    /// the index snapshot compaction wrote and replays only the journal lines after it; without,
+    /// the snapshot is deleted before each sample (untimed) and none is written, so open reads,
+    /// checks and replays the whole journal.
+    func openStore(directory: URL, snapshots: Bool = true) async throws -> Figure {
+        var options = Self.options(.always)
+        if !snapshots { options.snapshotMinimumBytes = .max }
+        let snapshotPath = directory.appendingPathComponent(JournalStorage.snapshotFileName).path
+        return try await sampling.measure {
+            if !snapshots { try? FileManager.default.removeItem(atPath: snapshotPath) }
             var store: BookmarksIndexStore?
-            let elapsed = try elapsedMilliseconds {
-                store = try BookmarksIndexStore(directory: directory, options: Self.options(.always))
+            var tags: [TagCount] = []
+            let elapsed = try await elapsedMilliseconds {
+                store = try BookmarksIndexStore(directory: directory, options: options)
+                tags = await store?.tagHistogram(in: .public, limit: 50) ?? []
             }
+            guard !tags.isEmpty else { throw HarnessError("the histogram is empty after open") }
             try await store?.close()
             return elapsed
         }
@@ -145,8 +155,12 @@ struct JournalItems {
 
     /// The size of the journal in `directory`, in bytes.
     static func journalBytes(in directory: URL) -> Int {
-        let path = directory.appendingPathComponent(JournalStorage.journalFileName).path
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        fileBytes(JournalStorage.journalFileName, in: directory)
+    }
+
+    /// The size of the file `name` in `directory`, in bytes; 0 when there is none.
+    static func fileBytes(_ name: String, in directory: URL) -> Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
         return (attributes?[.size] as? NSNumber)?.intValue ?? 0
     }
 }

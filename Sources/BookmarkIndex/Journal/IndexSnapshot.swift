@@ -40,6 +40,11 @@ enum IndexSnapshot {
         var description: String { reason }
     }
 
+    /// A snapshot its reader's `refusal` turned down.
+    struct Refused: Error {
+        var reason: String
+    }
+
     private static let magic: [UInt8] = Array("BMIXSNAP".utf8)
     private static let formatVersion: UInt32 = 1
     private static let byteOrderMark: UInt32 = 0x0102_0304
@@ -146,9 +151,18 @@ enum IndexSnapshot {
 
     /// Reads the snapshot in `directory`: `nil` when there is none.
     ///
+    /// `refusal` sees the coverage as soon as the header is read and checked, before any
+    /// section: it returns why the snapshot is not wanted (it is of another journal, say), or
+    /// `nil` to read on.
+    ///
     /// - Throws: ``Unusable`` when it is damaged, cut short, from a build that lays rows out
-    ///   differently, or inconsistent; an I/O error as thrown by `fileSystem`.
-    static func read(directory: String, fileSystem: any JournalFileSystem) throws -> (state: BookmarkIndexState, coverage: Coverage)? {
+    ///   differently, or inconsistent; ``Refused`` when `refusal` turns it down; an I/O error as
+    ///   thrown by `fileSystem` (or `refusal`).
+    static func read(
+        directory: String,
+        fileSystem: any JournalFileSystem,
+        refusal: (Coverage) throws -> String? = { _ in nil }
+    ) throws -> (state: BookmarkIndexState, coverage: Coverage)? {
         guard let file = try fileSystem.openForReading(atPath: directory + "/" + fileName) else { return nil }
         defer { try? fileSystem.close(file) }
         let reader = FileReader(file: file, fileSystem: fileSystem)
@@ -173,6 +187,8 @@ enum IndexSnapshot {
         guard headerBytes.withUnsafeBytes({ XXH64.hash(UnsafeRawBufferPointer(rebasing: $0.dropLast(8))) }) == storedHeaderHash else {
             throw Unusable(reason: "its header fails its checksum")
         }
+        let coverage = Coverage(schemaVersion: schemaVersion, journalID: journalID, length: length, lines: lines, lastSequence: lastSequence)
+        if let reason = try refusal(coverage) { throw Refused(reason: reason) }
         header = HeaderReader(bytes: table)
         let sizes = (0..<count).map { _ in Int(header.int64()) }
         let hashes = (0..<count).map { _ in header.uint64() }
@@ -255,7 +271,6 @@ enum IndexSnapshot {
             }
             state.metadataByList[index] = metadata[index]
         }
-        let coverage = Coverage(schemaVersion: schemaVersion, journalID: journalID, length: length, lines: lines, lastSequence: lastSequence)
         return (state, coverage)
     }
 

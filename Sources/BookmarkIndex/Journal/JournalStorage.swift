@@ -18,6 +18,10 @@ import Synchronization
 ///   journal, and the directory fsynced; a crash at any step leaves the complete old or the
 ///   complete new journal. Automatic once the journal outgrows its threshold; on demand through
 ///   ``BookmarksIndexStore/compact()``.
+/// - **Index snapshot**: for journals of at least ``Options/snapshotMinimumBytes``, compaction
+///   also writes `index.snapshot`, the in-memory index as raw arrays; open reads it and replays
+///   only the lines after it, and ignores one that is damaged or of another journal. It is a
+///   cache: the journal stays the only record.
 /// - **One writer**: an advisory lock on `LOCK` in the directory; a second open, from this
 ///   process or another, throws ``BookmarkIndexError/Code/locked``.
 /// - **Migrations**: see ``JournalMigrationPlan``.
@@ -500,30 +504,27 @@ public final class JournalStorage: BookmarkStorage {
     }
 
     /// The snapshot in `directory` if it is of the journal whose header is `header`, as it is
-    /// on disk now.
+    /// on disk now. Which journal a snapshot is of is checked before its sections are read.
     private static func usableSnapshot(directory: String, header: JournalCodec.Header, fileSystem: any JournalFileSystem) -> SnapshotLookup {
-        let read: (state: BookmarkIndexState, coverage: IndexSnapshot.Coverage)
         do {
-            guard let found = try IndexSnapshot.read(directory: directory, fileSystem: fileSystem) else { return .none }
-            read = found
+            let found = try IndexSnapshot.read(directory: directory, fileSystem: fileSystem) { coverage in
+                guard let id = header.id, coverage.journalID == id, coverage.schemaVersion == header.schemaVersion else {
+                    return "the index snapshot is of another journal file (one replaced since, by compaction or a reset); the journal was read whole"
+                }
+                // The journal is append-only between compactions: if it still has a line ending
+                // where the snapshot's coverage does, the lines covered are the ones it was taken of.
+                guard try journalHasNewline(at: coverage.length - 1, directory: directory, fileSystem: fileSystem) else {
+                    return "the journal is shorter than the index snapshot says (cut back since?); the journal was read whole"
+                }
+                return nil
+            }
+            guard let found else { return .none }
+            return .usable(found.state, found.coverage)
+        } catch let refused as IndexSnapshot.Refused {
+            return .unusable(refused.reason)
         } catch {
             return .unusable("the index snapshot cannot be used (\(error)); the journal was read whole")
         }
-        guard let id = header.id, read.coverage.journalID == id, read.coverage.schemaVersion == header.schemaVersion else {
-            return .unusable("the index snapshot is of another journal file (one replaced since, by compaction or a reset); the journal was read whole")
-        }
-        // The journal is append-only between compactions: if it still has a line ending where
-        // the snapshot's coverage does, the lines covered are the ones it was taken of.
-        let endsThere: Bool
-        do {
-            endsThere = try journalHasNewline(at: read.coverage.length - 1, directory: directory, fileSystem: fileSystem)
-        } catch {
-            return .unusable("the journal could not be read where the index snapshot ends (\(error)); the journal was read whole")
-        }
-        guard endsThere else {
-            return .unusable("the journal is shorter than the index snapshot says (cut back since?); the journal was read whole")
-        }
-        return .usable(read.state, read.coverage)
     }
 
     private static func journalHasNewline(at offset: Int, directory: String, fileSystem: any JournalFileSystem) throws -> Bool {

@@ -167,9 +167,11 @@ struct IndexSnapshotTests {
         try journal.close()
         try old.write(to: URL(fileURLWithPath: snapshotPath(directory)))
 
-        let reopened = try JournalStorage(directory: directory.url, options: snapshotOptions())
+        let counting = ReadCountingFileSystem()
+        let reopened = try JournalStorage(directory: directory.url, options: snapshotOptions(fileSystem: counting))
         expectSameQueries(try reopened.load(), model, "with the old snapshot")
         #expect(reopened.recovery.snapshotNotUsed?.contains("another journal") == true)
+        #expect(counting.bytesRead(of: snapshotPath(directory)) < 1_024, "turned down on its header, before its sections")
         #expect(reopened.recovery.isClean, "a snapshot not used loses nothing")
         try reopened.close()
         // That open wrote a snapshot of the journal it read, which the next one uses.
