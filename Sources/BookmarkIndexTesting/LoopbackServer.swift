@@ -31,9 +31,10 @@ public final class LoopbackServer: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let acceptThread = DispatchGroup()
-    /// Whether ``stop()`` was called, and how many of the server's threads are still running:
-    /// the last one out closes the wake-up pipe, which every thread polls.
-    private let lifecycle = Mutex((stopped: false, threads: 0))
+    /// Whether ``stop()`` was called. The wake-up pipe every thread polls is closed by `deinit`,
+    /// which runs only once every thread (each holds the server) has exited, so no thread, and
+    /// no late ``stop()``, ever uses a descriptor number the process has since reused.
+    private let lifecycle = Mutex(false)
     private let limits: (header: Int, body: Int)
 
     /// Starts serving `pixiv` on an ephemeral port of 127.0.0.1.
@@ -87,10 +88,8 @@ public final class LoopbackServer: Sendable {
         self.port = UInt16(bigEndian: address.sin_port)
         baseURL = URL(string: "http://127.0.0.1:\(self.port)/")!
         acceptThread.enter()
-        lifecycle.withLock { $0.threads += 1 }
         Thread.detachNewThread { [self] in
             acceptLoop()
-            threadExited()
             acceptThread.leave()
         }
     }
@@ -102,9 +101,9 @@ public final class LoopbackServer: Sendable {
     /// It never waits for a request handler, so it is safe to call from any task, even while a
     /// scripted delay is pending on a test clock.
     public func stop() {
-        let first = lifecycle.withLock { state in
-            defer { state.stopped = true }
-            return !state.stopped
+        let first = lifecycle.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
         }
         guard first else { return }
         var byte: UInt8 = 1
@@ -112,18 +111,12 @@ public final class LoopbackServer: Sendable {
         acceptThread.wait()
     }
 
-    private func threadExited() {
-        let last = lifecycle.withLock { state in
-            state.threads -= 1
-            return state.threads == 0
-        }
-        if last {
-            close(wakeRead)
-            close(wakeWrite)
-        }
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
     }
 
-    private var isStopped: Bool { lifecycle.withLock { $0.stopped } }
+    private var isStopped: Bool { lifecycle.withLock { $0 } }
 
     // MARK: Threads
 
@@ -136,11 +129,9 @@ public final class LoopbackServer: Sendable {
                 return
             }
             Socket.configure(connection)
-            lifecycle.withLock { $0.threads += 1 }
             Thread.detachNewThread { [self] in
                 serve(connection)
                 close(connection)
-                threadExited()
             }
         }
     }

@@ -231,10 +231,9 @@ final class RawConnection: @unchecked Sendable {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else {
-            close(fd)
-            throw Failure(what: "connect")
-        }
+        // A throwing initializer of a fully initialized class runs `deinit`, which closes `fd`:
+        // closing it here as well would close whatever the process opened with that number since.
+        guard result == 0 else { throw Failure(what: "connect") }
     }
 
     deinit { close(fd) }

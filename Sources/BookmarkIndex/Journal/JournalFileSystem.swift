@@ -54,19 +54,6 @@ public protocol JournalFileSystem: Sendable {
 }
 
 extension JournalFileSystem {
-    /// Seeks by reading and dropping bytes: correct for any file system that can read, for
-    /// implementations written before ``seek(_:toOffset:)`` existed. Only forwards from the
-    /// current position.
-    public func seek(_ file: JournalFileHandle, toOffset offset: Int) throws {
-        var remaining = offset
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        while remaining > 0 {
-            let count = try block.withUnsafeMutableBytes { try read(file, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<min($0.count, remaining)])) }
-            if count == 0 { return }
-            remaining -= count
-        }
-    }
-
     /// The whole file, or `nil` when there is none.
     public func contents(atPath path: String) throws -> [UInt8]? {
         guard let file = try openForReading(atPath: path) else { return nil }

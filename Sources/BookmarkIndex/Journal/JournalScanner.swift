@@ -62,22 +62,31 @@ struct JournalScanner {
         var lastSequence: Int
     }
 
-    /// Scans the journal at `path`, from its start or from `resume`; `nil` when there is no file.
+    /// Scans the journal at `path` from its start; `nil` when there is no file.
     static func scan(
         path: String,
         fileSystem: any JournalFileSystem,
         decodeBatch: Decoder? = nil,
-        resume: Resume? = nil,
         onEvent: (Event) throws -> Void
     ) throws -> Result? {
         guard let file = try fileSystem.openForReading(atPath: path) else { return nil }
         defer { try? fileSystem.close(file) }
+        return try scan(file: file, fileSystem: fileSystem, decodeBatch: decodeBatch, onEvent: onEvent)
+    }
 
+    /// Scans the journal open as `file`, from its start or from `resume`.
+    static func scan(
+        file: JournalFileHandle,
+        fileSystem: any JournalFileSystem,
+        decodeBatch: Decoder? = nil,
+        resume: Resume? = nil,
+        onEvent: (Event) throws -> Void
+    ) throws -> Result {
         var sequencer = Sequencer()
         var carry: [UInt8] = []
         var offset = 0
+        try fileSystem.seek(file, toOffset: resume?.offset ?? 0)
         if let resume {
-            try fileSystem.seek(file, toOffset: resume.offset)
             offset = resume.offset
             sequencer.lineNumber = resume.lines
             sequencer.result.header = resume.header

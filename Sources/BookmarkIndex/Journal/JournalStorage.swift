@@ -312,14 +312,16 @@ public final class JournalStorage: BookmarkStorage {
         guard let header, !migrating else {
             return JournalSnapshotReport(notUsedBecause: "the journal's header is unreadable or at an older schema", agreesWithJournal: true)
         }
-        switch usableSnapshot(directory: directory, header: header, fileSystem: fileSystem) {
+        guard let journal = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return nil }
+        defer { try? fileSystem.close(journal) }
+        switch usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem) {
         case .none:
             return nil
         case .unusable(let reason):
             return JournalSnapshotReport(notUsedBecause: reason, agreesWithJournal: true)
         case .usable(var state, let coverage):
             let resume = JournalScanner.Resume(header: header, offset: coverage.length, lines: coverage.lines, lastSequence: coverage.lastSequence)
-            _ = try JournalScanner.scan(path: directory + "/" + journalFileName, fileSystem: fileSystem, resume: resume) { event in
+            _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, resume: resume) { event in
                 if case .batch(_, let changes, _, _) = event { state.apply(changes) }
             }
             return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
@@ -368,8 +370,13 @@ public final class JournalStorage: BookmarkStorage {
             recovery.removedTemporaryFile = true
         }
 
-        let head = try readHead(journalPath, fileSystem: fileSystem)
-        guard let headerLine = head.firstLine else {
+        // Everything open reads of the journal (header, the end of a snapshot's coverage, the
+        // lines) comes through one handle: a read-only open racing a writer's compaction sees
+        // one file, old or new, never the header of one and the lines of the other.
+        let reading = try fileSystem.openForReading(atPath: journalPath)
+        defer { if let reading { try? fileSystem.close(reading) } }
+        let head = try reading.map { try readHead($0, fileSystem: fileSystem) } ?? (firstLine: nil, length: 0)
+        guard let reading, let headerLine = head.firstLine else {
             if options.readOnly {
                 return Opened(file: nil, length: head.length, nextSequence: 1, state: BookmarkIndexState(), recovery: recovery)
             }
@@ -398,7 +405,7 @@ public final class JournalStorage: BookmarkStorage {
             if !options.readOnly && fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.temporaryFileName) {
                 try? fileSystem.removeItem(atPath: directory + "/" + IndexSnapshot.temporaryFileName)
             }
-            switch usableSnapshot(directory: directory, header: header, fileSystem: fileSystem) {
+            switch usableSnapshot(directory: directory, header: header, journal: reading, fileSystem: fileSystem) {
             case .none:
                 break
             case .usable(let snapshot, let coverage):
@@ -410,10 +417,10 @@ public final class JournalStorage: BookmarkStorage {
         }
         var damage: [JournalDamage] = []
         var goodLines = resume?.lines ?? 1
-        let scanned: JournalScanner.Result?
+        let result: JournalScanner.Result
         do {
-            scanned = try JournalScanner.scan(
-                path: journalPath, fileSystem: fileSystem,
+            result = try JournalScanner.scan(
+                file: reading, fileSystem: fileSystem,
                 decodeBatch: migrating ? try migrator(plan: plan, from: headerVersion, path: journalPath) : nil,
                 resume: resume
             ) { event in
@@ -435,9 +442,6 @@ public final class JournalStorage: BookmarkStorage {
             }
         } catch let failure as JournalScanner.ScanFailure {
             throw migrationError(failure, plan: plan, path: journalPath)
-        }
-        guard let result = scanned else {
-            throw BookmarkIndexError(.io, "The journal \(journalPath) disappeared while it was being opened.")
         }
 
         // Cut off below (or, read-only or rewriting, just left behind): reported either way.
@@ -505,7 +509,12 @@ public final class JournalStorage: BookmarkStorage {
 
     /// The snapshot in `directory` if it is of the journal whose header is `header`, as it is
     /// on disk now. Which journal a snapshot is of is checked before its sections are read.
-    private static func usableSnapshot(directory: String, header: JournalCodec.Header, fileSystem: any JournalFileSystem) -> SnapshotLookup {
+    private static func usableSnapshot(
+        directory: String,
+        header: JournalCodec.Header,
+        journal: JournalFileHandle,
+        fileSystem: any JournalFileSystem
+    ) -> SnapshotLookup {
         do {
             let found = try IndexSnapshot.read(directory: directory, fileSystem: fileSystem) { coverage in
                 guard let id = header.id, coverage.journalID == id, coverage.schemaVersion == header.schemaVersion else {
@@ -513,7 +522,7 @@ public final class JournalStorage: BookmarkStorage {
                 }
                 // The journal is append-only between compactions: if it still has a line ending
                 // where the snapshot's coverage does, the lines covered are the ones it was taken of.
-                guard try journalHasNewline(at: coverage.length - 1, directory: directory, fileSystem: fileSystem) else {
+                guard try journalHasNewline(at: coverage.length - 1, in: journal, fileSystem: fileSystem) else {
                     return "the journal is shorter than the index snapshot says (cut back since?); the journal was read whole"
                 }
                 return nil
@@ -527,12 +536,11 @@ public final class JournalStorage: BookmarkStorage {
         }
     }
 
-    private static func journalHasNewline(at offset: Int, directory: String, fileSystem: any JournalFileSystem) throws -> Bool {
-        guard offset >= 0, let file = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return false }
-        defer { try? fileSystem.close(file) }
-        try fileSystem.seek(file, toOffset: offset)
+    private static func journalHasNewline(at offset: Int, in journal: JournalFileHandle, fileSystem: any JournalFileSystem) throws -> Bool {
+        guard offset >= 0 else { return false }
+        try fileSystem.seek(journal, toOffset: offset)
         var byte: UInt8 = 0
-        let count = try withUnsafeMutableBytes(of: &byte) { try fileSystem.read(file, into: $0) }
+        let count = try withUnsafeMutableBytes(of: &byte) { try fileSystem.read(journal, into: $0) }
         return count == 1 && byte == 0x0A
     }
 
@@ -554,6 +562,12 @@ public final class JournalStorage: BookmarkStorage {
     private static func readHead(_ path: String, fileSystem: any JournalFileSystem) throws -> (firstLine: [UInt8]?, length: Int) {
         guard let file = try fileSystem.openForReading(atPath: path) else { return (nil, 0) }
         defer { try? fileSystem.close(file) }
+        return try readHead(file, fileSystem: fileSystem)
+    }
+
+    /// The first line of the journal open as `file`, read from its start.
+    private static func readHead(_ file: JournalFileHandle, fileSystem: any JournalFileSystem) throws -> (firstLine: [UInt8]?, length: Int) {
+        try fileSystem.seek(file, toOffset: 0)
         var head: [UInt8] = []
         var block = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -291,6 +291,40 @@ struct IndexSnapshotTests {
         #expect(!FileManager.default.fileExists(atPath: directory.journalPath))
     }
 
+    /// A read-only open (`bookmarks list` while a sync runs) can race the writer's compaction:
+    /// it must read one journal file throughout, not the header and snapshot of the old one and
+    /// the lines of the new one.
+    @Test func aReadOnlyOpenRacingACompactionReadsOneJournal() throws {
+        let directory = TemporaryDirectory(), other = TemporaryDirectory()
+        defer { directory.remove(); other.remove() }
+        var model = BookmarkIndexState()
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
+            for batch in randomBatches(seed: 15, count: 60) { try journal.append(batch); model.apply(batch) }
+            try journal.compact(model)
+            for batch in randomBatches(seed: 16, count: 10, firstStep: 60) { try journal.append(batch); model.apply(batch) }
+            try journal.close()
+            // What a compaction would put in its place: another file, other lines.
+            let replacement = try JournalStorage(directory: other.url, options: snapshotOptions())
+            for batch in randomBatches(seed: 17, count: 90) { try replacement.append(batch) }
+            try replacement.close()
+        }
+        let journalPath = directory.journalPath, replacementPath = other.journalPath
+        let swapped = Mutex(false)
+        // The "writer" renames its new journal in just as the reader turns to the snapshot.
+        let racing = ReadCountingFileSystem { path in
+            guard path.hasSuffix(JournalStorage.snapshotFileName), !swapped.withLock({ $0 }) else { return }
+            swapped.withLock { $0 = true }
+            _ = rename(replacementPath, journalPath)
+        }
+        var options = snapshotOptions(fileSystem: racing)
+        options.readOnly = true
+        let reader = try JournalStorage(directory: directory.url, options: options)
+        #expect(swapped.withLock { $0 })
+        #expect(reader.recovery.snapshotNotUsed == nil)
+        #expect(StateDump(try reader.load()) == StateDump(model), "the file it started reading, snapshot and lines after it")
+    }
+
     @Test func aReadOnlyOpenUsesTheSnapshotAndWritesNothing() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -450,10 +484,16 @@ struct IndexSnapshotTests {
     }
 }
 
-/// The POSIX file system, counting the bytes read from each path.
+/// The POSIX file system, counting the bytes read from each path, and calling `onOpenForReading`
+/// before each file is opened for reading.
 final class ReadCountingFileSystem: JournalFileSystem {
     private let base = PosixFileSystem()
     private let counts = Mutex<[String: Int]>([:])
+    private let onOpenForReading: @Sendable (String) -> Void
+
+    init(onOpenForReading: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.onOpenForReading = onOpenForReading
+    }
 
     func bytesRead(of path: String) -> Int { counts.withLock { $0[path, default: 0] } }
 
@@ -466,7 +506,10 @@ final class ReadCountingFileSystem: JournalFileSystem {
     func seek(_ file: JournalFileHandle, toOffset offset: Int) throws { try base.seek(file, toOffset: offset) }
     func createDirectory(atPath path: String) throws { try base.createDirectory(atPath: path) }
     func fileExists(atPath path: String) -> Bool { base.fileExists(atPath: path) }
-    func openForReading(atPath path: String) throws -> JournalFileHandle? { try base.openForReading(atPath: path) }
+    func openForReading(atPath path: String) throws -> JournalFileHandle? {
+        onOpenForReading(path)
+        return try base.openForReading(atPath: path)
+    }
     func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle { try base.openForAppending(atPath: path, truncating: truncating) }
     func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws { try base.write(bytes, to: file) }
     func synchronize(_ file: JournalFileHandle) throws { try base.synchronize(file) }
