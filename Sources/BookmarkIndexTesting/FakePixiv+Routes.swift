@@ -126,12 +126,13 @@ extension FakePixiv {
             return Self.json(400, PixivBodies.json(["has_error": true, "errors": ["system": ["message": "invalid_client", "code": 1508]]]))
         }
         return state.withLock { state in
-            guard state.refreshTokenIsValid, call.value("refresh_token") == refreshToken else {
+            guard state.refreshTokenIsValid, call.value("refresh_token") == state.refreshToken else {
                 return Self.json(400, PixivBodies.invalidGrant)
             }
             let lifetime = Int(Self.seconds(accessTokenLifetime))
             let token = state.issueToken(expiresAt: date.addingTimeInterval(TimeInterval(lifetime)))
             state.refreshCount += 1
+            if state.rotatesRefreshTokens { state.refreshToken = "rotated-refresh-token-\(state.refreshCount)" }
             let user: [String: Any] = [
                 "id": String(userID), "name": "fake", "account": "fake_\(userID)", "mail_address": "",
                 "is_premium": false, "x_restrict": 2, "is_mail_authorized": true,
@@ -139,7 +140,7 @@ extension FakePixiv {
             ]
             let body: [String: Any] = [
                 "access_token": token, "expires_in": lifetime, "token_type": "bearer",
-                "scope": "", "refresh_token": refreshToken, "user": user,
+                "scope": "", "refresh_token": state.refreshToken, "user": user,
             ]
             var response = body
             response["response"] = body

@@ -31,8 +31,9 @@ public final class FakePixiv: HTTPTransport, Sendable {
 
     /// The account's user ID.
     public let userID: Int
-    /// The refresh token the token endpoint accepts (until ``revokeRefreshToken()``).
-    public let refreshToken: String
+    /// The refresh token the token endpoint accepts now (until ``revokeRefreshToken()``; a new
+    /// one after each refresh once ``rotateRefreshTokens()`` was called).
+    public var refreshToken: String { state.withLock { $0.refreshToken } }
     /// How long an access token from the token endpoint lives.
     public let accessTokenLifetime: Duration
 
@@ -60,11 +61,10 @@ public final class FakePixiv: HTTPTransport, Sendable {
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.userID = userID
-        self.refreshToken = refreshToken
         self.accessTokenLifetime = accessTokenLifetime
         self.now = now
         self.sleep = sleep
-        self.state = Mutex(State())
+        self.state = Mutex(State(refreshToken: refreshToken))
         load(public: publicBookmarks, private: privateBookmarks)
     }
 
@@ -162,6 +162,12 @@ public final class FakePixiv: HTTPTransport, Sendable {
         state.withLock { $0.refreshTokenIsValid = false }
     }
 
+    /// From now on every refresh answers with a new refresh token, and only the newest one is
+    /// accepted: what an OAuth server that rotates refresh tokens does.
+    public func rotateRefreshTokens() {
+        state.withLock { $0.rotatesRefreshTokens = true }
+    }
+
     /// Every request received so far, oldest first.
     public var requests: [LoggedRequest] {
         state.withLock { $0.log }
@@ -211,7 +217,9 @@ extension FakePixiv {
         var log: [LoggedRequest] = []
         var tokens: [String: Date] = [:]
         var tokenSerial = 0
+        var refreshToken: String
         var refreshTokenIsValid = true
+        var rotatesRefreshTokens = false
         var refreshCount = 0
 
         mutating func reset() {

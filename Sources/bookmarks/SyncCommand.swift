@@ -10,7 +10,7 @@ let syncSpec = CommandSpec(
     options: [
         storeOption,
         OptionSpec(name: "user-id", kind: .value(placeholder: "ID"), help: "The Pixiv user whose bookmarks to index (required)."),
-        OptionSpec(name: "refresh-token-file", kind: .value(placeholder: "FILE"), help: "Read the refresh token from FILE (else from $PIXIV_REFRESH_TOKEN)."),
+        OptionSpec(name: "refresh-token-file", kind: .value(placeholder: "FILE"), help: "Read the refresh token from FILE (else from $PIXIV_REFRESH_TOKEN); a new one Pixiv issues is saved back there."),
         OptionSpec(name: "client-credentials-file", kind: .value(placeholder: "FILE"), help: "Read 'CLIENT_ID:CLIENT_SECRET' from FILE (else $PIXIV_CLIENT_ID and $PIXIV_CLIENT_SECRET)."),
         OptionSpec(name: "api-base", kind: .value(placeholder: "URL"), help: "The API base URL, https or on this machine; its auth/token is the token endpoint (default: Pixiv's own hosts)."),
         OptionSpec(name: "restrict", kind: .value(placeholder: "public|private|both"), help: "Which lists (default: both)."),
@@ -20,6 +20,9 @@ let syncSpec = CommandSpec(
         Secrets never go on the command line, where other users could read them in 'ps':
         the refresh token comes from $PIXIV_REFRESH_TOKEN or --refresh-token-file, the app's OAuth
         client credentials from $PIXIV_CLIENT_ID/$PIXIV_CLIENT_SECRET or --client-credentials-file.
+        When Pixiv answers a refresh with a new refresh token (the old one may then stop working),
+        it replaces the one in --refresh-token-file (readable by you only); with
+        $PIXIV_REFRESH_TOKEN a warning says to switch to a file.
         Try it against the simulator: 'bookmarks serve-simulator' prints the command to run.
         """
 )
@@ -73,7 +76,11 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     }
 
     let transport = URLSessionTransport()
-    let tokens = RefreshTokenProvider(refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret, configuration: configuration, transport: transport)
+    let tokenFile = arguments.value("refresh-token-file")
+    let tokens = RefreshTokenProvider(
+        refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret, configuration: configuration, transport: transport,
+        refreshTokenRotated: { token in saveRotatedRefreshToken(token, to: tokenFile) }
+    )
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
     let directory = StoreLocation.directory(arguments)
     let store = try BookmarksIndexStore(directory: directory)
@@ -92,11 +99,37 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     return 0
 }
 
+/// Keeps a refresh token Pixiv rotated where the old one came from: written to a new file only
+/// its owner can read, fsynced, then renamed over `file`, so a crash leaves the old or the new
+/// token, never half of one. From the environment, it can only warn.
+func saveRotatedRefreshToken(_ token: String, to file: String?) {
+    guard let file else {
+        Terminal.printError(Terminal.warning("Pixiv issued a new refresh token; the one in $PIXIV_REFRESH_TOKEN may stop working. Pass --refresh-token-file FILE to have new ones saved there."))
+        return
+    }
+    let temporary = file + ".new"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+    var saved = descriptor >= 0
+    if saved {
+        let bytes = Array((token + "\n").utf8)
+        saved = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+            && fchmod(descriptor, 0o600) == 0 && fsync(descriptor) == 0
+        saved = close(descriptor) == 0 && saved
+        saved = saved && rename(temporary, file) == 0
+    }
+    if !saved {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        Terminal.printError(Terminal.warning("Pixiv issued a new refresh token but it could not be saved to \(file) (\(reason)); the one there may stop working."))
+    }
+}
+
 let serveSimulatorSpec = CommandSpec(
     name: "serve-simulator",
     summary: "Serve a generated Pixiv account on 127.0.0.1 for trying 'bookmarks sync' by hand.",
     options: [
         OptionSpec(name: "port", kind: .value(placeholder: "PORT"), help: "Listen on PORT (default: any free port)."),
+        OptionSpec(name: "rotate-refresh-tokens", kind: .flag, help: "Answer every refresh with a new refresh token and accept only the newest."),
     ] + GeneratedAccount.options
 )
 
@@ -105,6 +138,7 @@ func runServeSimulator(_ arguments: ParsedArguments) async throws -> Int32 {
     let account = try GeneratedAccount(arguments)
     let seed = account.seed
     let pixiv = FakePixiv(userID: 11_111, public: account.publicIllusts, private: account.privateIllusts)
+    if arguments.flag("rotate-refresh-tokens") { pixiv.rotateRefreshTokens() }
     let server = try LoopbackServer(serving: pixiv, port: UInt16(port))
     print("""
         Pixiv simulator listening at \(server.baseURL.absoluteString) (\(account.publicIllusts.count) public, \(account.privateIllusts.count) private bookmarks; seed \(seed)).

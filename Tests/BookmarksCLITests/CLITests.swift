@@ -248,6 +248,66 @@ struct CLITests {
         #expect(result.error.contains("must be https unless it is this machine"))
     }
 
+    /// Against a simulator that rotates refresh tokens (and accepts only the newest), `sync`
+    /// saves each new one to --refresh-token-file, readable by the user only, so the next run
+    /// works; from the environment it can only warn.
+    @Test func syncSavesARotatedRefreshTokenToItsFile() async throws {
+        let simulator = Process()
+        simulator.executableURL = CLI.executable
+        simulator.arguments = ["serve-simulator", "--rotate-refresh-tokens", "--public", "40", "--private", "5"]
+        let output = Pipe()
+        simulator.standardOutput = output
+        simulator.standardError = FileHandle.nullDevice
+        try simulator.run()
+        defer {
+            simulator.interrupt()
+            simulator.waitUntilExit()
+        }
+        // The first lines name the URL and the refresh token to use.
+        let banner: String = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                var seen = Data()
+                while !String(decoding: seen, as: UTF8.self).contains("Press Ctrl-C") {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    seen.append(chunk)
+                }
+                continuation.resume(returning: String(decoding: seen, as: UTF8.self))
+            }.start()
+        }
+        let base = try #require(banner.firstMatch(of: /listening at (\S+)/)?.1)
+        let token = try #require(banner.firstMatch(of: /PIXIV_REFRESH_TOKEN=(\S+)/)?.1)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rotation-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("refresh-token").path
+        try Data("\(token)\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
+        let credentials = ["PIXIV_CLIENT_ID": "id", "PIXIV_CLIENT_SECRET": "secret"]
+        // A fresh store each run: a sync right after another of the same store would be cooling
+        // down and send nothing, so need no token.
+        func arguments(_ run: Int) -> [String] {
+            ["sync", "--user-id", "11111", "--api-base", String(base), "--store", directory.appendingPathComponent("store-\(run)").path]
+        }
+
+        for run in 1...2 {
+            let result = try await CLI.run(arguments(run) + ["--refresh-token-file", tokenFile], environment: credentials)
+            #expect(result.status == 0, "run \(run): \(result.error)")
+            let saved = try String(contentsOfFile: tokenFile, encoding: .utf8)
+            #expect(saved == "rotated-refresh-token-\(run)\n", "run \(run)")
+            let permissions = try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? NSNumber
+            #expect(permissions?.intValue == 0o600)
+        }
+        #expect(!FileManager.default.fileExists(atPath: tokenFile + ".new"))
+
+        // The first token is dead now; from the environment the newest works, with a warning.
+        let stale = try await CLI.run(arguments(3), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": String(token)]) { $1 })
+        #expect(stale.status == 1)
+        let fresh = try await CLI.run(arguments(4), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": "rotated-refresh-token-2"]) { $1 })
+        #expect(fresh.status == 0, "\(fresh.error)")
+        #expect(fresh.error.contains("Pixiv issued a new refresh token; the one in $PIXIV_REFRESH_TOKEN may stop working"))
+    }
+
     /// Reading commands take no lock: they work while another process (here a child holding
     /// the store's lock, as a running `sync` does) has the store open; writing ones are refused.
     @Test func readingCommandsWorkWhileAnotherProcessHoldsTheStore() async throws {

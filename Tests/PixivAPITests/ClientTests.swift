@@ -179,6 +179,42 @@ import Testing
         #expect(harness.pixiv.requests.filter { $0.endpoint == .bookmarks }.map(\.status) == [200, 400, 200])
     }
 
+    /// An OAuth server that rotates refresh tokens accepts only the newest one: the provider
+    /// must use it for the next refresh, and hand it to the app to store.
+    @Test func aRotatedRefreshTokenIsUsedNextAndHandedToTheApp() async throws {
+        let clock = ManualClock()
+        let pixiv = FakePixiv(userID: 4242, now: clock.reader)
+        pixiv.rotateRefreshTokens()
+        let original = pixiv.refreshToken
+        let stored = Mutex<[String]>([])
+        let tokens = RefreshTokenProvider(
+            refreshToken: original, clientID: Harness.clientID, clientSecret: Harness.clientSecret,
+            configuration: PixivClient.Configuration(), transport: pixiv, now: clock.reader,
+            refreshTokenRotated: { token in stored.withLock { $0.append(token) } }
+        )
+        let client = PixivClient(configuration: PixivClient.Configuration(), transport: pixiv, tokens: tokens, now: clock.reader)
+        for _ in 0..<3 {
+            _ = try await client.userBookmarks(userID: 4242, restrict: .public)
+            pixiv.expireAccessTokens()
+        }
+        #expect(pixiv.tokenRefreshCount == 3, "each refresh used the newest token; an older one gets invalid_grant")
+        #expect(stored.withLock { $0 } == ["rotated-refresh-token-1", "rotated-refresh-token-2", "rotated-refresh-token-3"])
+        #expect(pixiv.refreshToken == "rotated-refresh-token-3")
+        #expect(!String(describing: tokens).contains("rotated"), "the description never shows a token")
+
+        // A server that answers with the same refresh token does not call back.
+        let steady = FakePixiv(userID: 4242, now: clock.reader)
+        let calls = Mutex(0)
+        let steadyTokens = RefreshTokenProvider(
+            refreshToken: steady.refreshToken, clientID: Harness.clientID, clientSecret: Harness.clientSecret,
+            configuration: PixivClient.Configuration(), transport: steady, now: clock.reader,
+            refreshTokenRotated: { _ in calls.withLock { $0 += 1 } }
+        )
+        _ = try await steadyTokens.accessToken()
+        #expect(steady.tokenRefreshCount == 1)
+        #expect(calls.withLock { $0 } == 0)
+    }
+
     @Test(arguments: Wire.allCases)
     func refreshesAheadOfExpiry(wire: Wire) async throws {
         let harness = try Harness(overHTTP: wire.overHTTP)

@@ -7,7 +7,9 @@ import Foundation
 ///   they all share its result.
 /// - Refreshes ahead of expiry: a token within `refreshMargin` of its `expires_in` is replaced
 ///   before it is handed out. Time comes from the injected `now`.
-/// - When Pixiv rotates the refresh token, the new one is kept.
+/// - When Pixiv rotates the refresh token, the new one is kept, and handed to
+///   `refreshTokenRotated` so the app can store it where it keeps the old one: the old one may
+///   stop working.
 /// - A refresh token Pixiv rejects (`invalid_grant`) fails with
 ///   ``PixivError/Code/invalidRefreshToken``: the user must sign in again.
 ///
@@ -26,6 +28,7 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     private let transport: any HTTPTransport
     private let refreshMargin: Duration
     private let now: @Sendable () -> Date
+    private let refreshTokenRotated: (@Sendable (String) async -> Void)?
     private var current: Issued?
     private var inFlight: Task<Issued, any Error>?
     private var refreshes = 0
@@ -40,6 +43,9 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     ///   - transport: how to reach the token endpoint.
     ///   - refreshMargin: how long before expiry a token is replaced.
     ///   - now: the clock that decides expiry.
+    ///   - refreshTokenRotated: called with the new refresh token whenever Pixiv answers a
+    ///     refresh with a different one, before the access token is handed out. Store it
+    ///     securely (the Keychain, a file only the user can read), replacing the old one.
     public init(
         refreshToken: String,
         clientID: String,
@@ -47,7 +53,8 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
         configuration: PixivClient.Configuration,
         transport: any HTTPTransport,
         refreshMargin: Duration = .seconds(300),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        refreshTokenRotated: (@Sendable (String) async -> Void)? = nil
     ) {
         self.refreshToken = refreshToken
         self.clientID = clientID
@@ -56,6 +63,7 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
         self.transport = transport
         self.refreshMargin = refreshMargin
         self.now = now
+        self.refreshTokenRotated = refreshTokenRotated
     }
 
     /// How many refresh requests have completed successfully.
@@ -128,12 +136,16 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
             }
             throw error
         }
+        let token: TokenResponse
         do {
-            let token = try JSONDecoder().decode(TokenResponse.self, from: response.body)
-            if let rotated = token.refresh_token, !rotated.isEmpty { refreshToken = rotated }
-            return Issued(accessToken: token.access_token, expiresAt: sentAt.addingTimeInterval(TimeInterval(token.expires_in)))
+            token = try JSONDecoder().decode(TokenResponse.self, from: response.body)
         } catch {
             throw PixivError.undecodable(response, what: "OAuth token response", underlying: error, redactBody: true)
         }
+        if let rotated = token.refresh_token, !rotated.isEmpty, rotated != refreshToken {
+            refreshToken = rotated
+            await refreshTokenRotated?(rotated)
+        }
+        return Issued(accessToken: token.access_token, expiresAt: sentAt.addingTimeInterval(TimeInterval(token.expires_in)))
     }
 }
