@@ -21,8 +21,12 @@ public struct SyncConfiguration: Sendable, Hashable {
     public var maximumBackoff: TimeInterval
     /// After this many consecutive retryable failures the list pauses. Default 3.
     public var failuresBeforePause: Int
-    /// How long a paused list stays paused. Default 1 hour.
+    /// How long a paused list stays paused. Default 1 hour. A server's `Retry-After` that is
+    /// longer pauses it until then, up to ``maximumPause``.
     public var pauseDuration: TimeInterval
+    /// The longest any pause lasts, however far off a server's `Retry-After` is: a bogus
+    /// header cannot stop a list for good. Default 24 hours.
+    public var maximumPause: TimeInterval
     /// How long an in-app unbookmark keeps a fetched page from re-adding the work. Default
     /// 10 minutes.
     public var tombstoneLifetime: TimeInterval
@@ -39,6 +43,7 @@ public struct SyncConfiguration: Sendable, Hashable {
         maximumBackoff: TimeInterval = 30,
         failuresBeforePause: Int = 3,
         pauseDuration: TimeInterval = 60 * 60,
+        maximumPause: TimeInterval = 24 * 60 * 60,
         tombstoneLifetime: TimeInterval = 10 * 60,
         pageSize: Int = 30
     ) {
@@ -50,8 +55,15 @@ public struct SyncConfiguration: Sendable, Hashable {
         self.maximumBackoff = maximumBackoff
         self.failuresBeforePause = failuresBeforePause
         self.pauseDuration = pauseDuration
+        self.maximumPause = maximumPause
         self.tombstoneLifetime = tombstoneLifetime
         self.pageSize = pageSize
+    }
+
+    /// How long a list pauses after a failure the server answered with `retryAfter`:
+    /// ``pauseDuration``, or `retryAfter` when that is longer, never more than ``maximumPause``.
+    public func pause(retryAfter: TimeInterval?) -> TimeInterval {
+        min(max(pauseDuration, retryAfter ?? 0), maximumPause)
     }
 
     /// The wait before retrying after the `attempt`-th consecutive failure (1-based):

@@ -362,7 +362,9 @@ struct SyncStateMachine: Sendable {
     }
 
     /// The request failed. Retryable failures back off (doubling, capped, `Retry-After` wins
-    /// when longer) and pause the list after too many in a row; others end the sync and show.
+    /// when longer) and pause the list after too many in a row, or at once when the server's
+    /// `Retry-After` is as long as a pause (a backoff would hold the one request stream that
+    /// long); others end the sync and show.
     mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) {
         guard var job = finishRequest(now: now) else { return }
         let restrict = job.restrict
@@ -374,8 +376,8 @@ struct SyncStateMachine: Sendable {
         }
         let failures = (lists[restrict]?.consecutiveFailures ?? 0) + 1
         lists[restrict]?.consecutiveFailures = failures
-        if failures >= configuration.failuresBeforePause {
-            lists[restrict]?.pausedUntil = now + configuration.pauseDuration
+        if failures >= configuration.failuresBeforePause || (error.retryAfter ?? 0) >= configuration.pauseDuration {
+            lists[restrict]?.pausedUntil = now + configuration.pause(retryAfter: error.retryAfter)
             lists[restrict]?.pauseReason = error
             lists[restrict]?.consecutiveFailures = 0
             active = nil

@@ -131,6 +131,52 @@ import Testing
         #expect(machine.request(.public, intent: .auto, index: state, now: now + 3_600) == .started)
     }
 
+    /// A `Retry-After` as long as a pause pauses the list at once (a backoff would hold the
+    /// one request stream, and the other list's sync, that long); a pause honours a longer
+    /// `Retry-After`; and no header, however far off, pauses a list for more than a day.
+    @Test func aLongRetryAfterPausesTheListUntilThenWithinADay() {
+        var machine = SyncStateMachine()
+        let state = index(metadata: BookmarkIndexMetadata(lastFullSync: t0))
+        var now = t0 + 100
+        _ = machine.request(.public, intent: .auto, index: state, now: now)
+        #expect(machine.request(.private, intent: .auto, index: state, now: now) == .queued)
+        #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
+        let twoHours = BookmarkSyncError(.rateLimited, "429", retryAfter: 7_200)
+        machine.fetchFailed(twoHours, now: now)
+        #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 7_200, reason: twoHours))
+        #expect(machine.nextAction(index: state, now: now + 0.15) == .fetch(.total(.private)), "the private list's sync is not held up")
+
+        // Three failures in a row, the last with a Retry-After of 90 minutes: paused for 90.
+        machine = SyncStateMachine()
+        now = t0 + 100
+        _ = machine.request(.public, intent: .auto, index: state, now: now)
+        for retryAfter in [nil, nil, 5_400.0] {
+            #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
+            machine.fetchFailed(BookmarkSyncError(.rateLimited, "429", retryAfter: retryAfter), now: now)
+            now += 2
+        }
+        now -= 2
+        #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 5_400, reason: BookmarkSyncError(.rateLimited, "429", retryAfter: 5_400)))
+
+        // Ten days: a day.
+        machine = SyncStateMachine()
+        now = t0 + 100
+        _ = machine.request(.public, intent: .auto, index: state, now: now)
+        #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
+        let tenDays = BookmarkSyncError(.server, "503", retryAfter: 864_000)
+        machine.fetchFailed(tenDays, now: now)
+        #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 86_400, reason: tenDays))
+        #expect(machine.request(.public, intent: .manual, index: state, now: now + 86_400) == .started)
+
+        // Shorter than a pause: a backoff of that length, as before.
+        machine = SyncStateMachine()
+        now = t0 + 100
+        _ = machine.request(.public, intent: .auto, index: state, now: now)
+        _ = machine.nextAction(index: state, now: now)
+        machine.fetchFailed(BookmarkSyncError(.rateLimited, "429", retryAfter: 3_599), now: now)
+        #expect(machine.status(index: state, now: now).publicList == .backingOff(until: now + 3_599, attempt: 1))
+    }
+
     @Test func nonRetryableFailuresEndTheSyncAndShow() {
         var machine = SyncStateMachine()
         _ = machine.request(.private, intent: .auto, index: index(), now: t0)
