@@ -390,7 +390,15 @@ public final class JournalStorage: BookmarkStorage {
         }
 
         let plan = options.migrations
-        let header = try readHeader(headerLine, path: journalPath)
+        let header: JournalCodec.Header
+        do {
+            header = try readHeader(headerLine, path: journalPath)
+        } catch let error as BookmarkIndexError where error.code == .corrupt && options.salvage {
+            // Salvage keeps what can be kept: the batches, read as this library's schema (the
+            // header that named it is gone). The scan reports line 1 as the damage, so the
+            // clean journal is written and the damaged one kept aside, as for any damage.
+            header = .init(schemaVersion: plan.currentVersion, created: options.now(), compacted: nil, id: nil)
+        }
         let headerVersion = header.schemaVersion
         if headerVersion > plan.currentVersion {
             throw BookmarkIndexError(
@@ -591,7 +599,7 @@ public final class JournalStorage: BookmarkStorage {
             } catch {
                 throw BookmarkIndexError(
                     .corrupt,
-                    "The journal \(path) has no readable header at line 1, byte offset 0 (\(error)). Nothing was changed; delete it (JournalStorage.removeJournal) and sync again."
+                    "The journal \(path) has no readable header at line 1, byte offset 0 (\(error)). Nothing was changed. Open with salvage to keep every valid batch (read as this library's schema) and move the damaged file aside, or delete it (JournalStorage.removeJournal) and sync again."
                 )
             }
         }

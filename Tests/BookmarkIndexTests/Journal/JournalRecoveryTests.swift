@@ -162,6 +162,32 @@ struct JournalRecoveryTests {
         let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
         #expect(error.code == .corrupt)
         #expect(error.message.contains("line 1, byte offset 0"))
+        #expect(error.message.contains("salvage"))
+        #expect(directory.journalBytes() == bytes, "nothing was changed")
+    }
+
+    /// Damage to the header alone loses no batch: salvage reads them as this library's schema,
+    /// writes a clean journal and keeps the damaged one aside.
+    @Test(arguments: [30, 5, 0])
+    func salvageKeepsEveryBatchOfAJournalWhoseHeaderIsDamaged(flippedByte: Int) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let prefixes = try makeJournal(in: directory, batches: 3)
+        var bytes = directory.journalBytes()
+        bytes[flippedByte] ^= 0x02
+        directory.writeJournal(bytes)
+
+        let journal = try JournalStorage(directory: directory.url, options: journalOptions(salvage: true))
+        var expected = prefixes[3]
+        expected.metadata = Restrict.allCases.map { _ in BookmarkIndexMetadata() }
+        #expect(StateDump(try journal.load()) == expected)
+        #expect(journal.recovery.droppedDamage.map(\.line) == [1])
+        let aside = try #require(journal.recovery.damagedFileMovedTo)
+        #expect(try PosixFileSystem().contents(atPath: aside) == bytes)
+        try journal.close()
+        let report = try JournalStorage.verify(directory: directory.url)
+        #expect(report.isHealthy)
+        #expect(report.batches >= 1)
     }
 
     @Test func staleTemporaryFileOfAnInterruptedCompactionIsRemoved() throws {
