@@ -48,9 +48,9 @@ public final class JournalStorage: BookmarkStorage {
         /// ... and than this factor times its size after the last compaction (or at open).
         public var compactionGrowthFactor = 2.0
         /// A journal at least this many bytes long gets an index snapshot when it is written
-        /// whole (compaction, migration, salvage) or opened without a usable one, so that the
-        /// next open reads the snapshot instead of replaying the lines it covers. `Int.max`
-        /// turns snapshots off.
+        /// whole (compaction, migration, salvage), or opened without a usable one or with more
+        /// lines after it than this and a quarter of what it covers, so that the next open reads
+        /// the snapshot instead of replaying the lines it covers. `Int.max` turns snapshots off.
         public var snapshotMinimumBytes = 1 << 20
         /// The schema migrations to apply to an older journal.
         public var migrations = JournalMigrationPlan.production
@@ -496,8 +496,10 @@ public final class JournalStorage: BookmarkStorage {
             try? fileSystem.close(file)
             throw error
         }
-        if resume == nil, let id = header.id {
-            // No snapshot could be used: write one, so that the next open need not replay it all.
+        // No snapshot could be used, or the lines after it have grown past a quarter of what it
+        // covers: write one, so that the next open need not replay them all again.
+        let replayed = result.goodLength - (resume?.offset ?? 0)
+        if let id = header.id, resume.map({ replayed > max(options.snapshotMinimumBytes, $0.offset / 4) }) ?? true {
             let coverage = IndexSnapshot.Coverage(
                 schemaVersion: headerVersion, journalID: id, length: result.goodLength,
                 lines: goodLines, lastSequence: result.lastSequence

@@ -153,6 +153,61 @@ struct IndexSnapshotTests {
         try await store!.close()
     }
 
+    /// Between compactions the lines after a snapshot grow; once they pass a quarter of what it
+    /// covers, open writes a new snapshot so the next open replays none of them.
+    @Test func openRefreshesASnapshotWhoseTailHasGrownLong() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var options = snapshotOptions()
+        options.snapshotMinimumBytes = 4 * 1024
+        var model = BookmarkIndexState()
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            for batch in randomBatches(seed: 18, count: 200) { try journal.append(batch); model.apply(batch) }
+            try journal.compact(model)
+            try journal.close()
+        }
+        func coveredLength() throws -> Int {
+            try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage.length
+        }
+        let compacted = try coveredLength()
+
+        // A short tail: replayed, the snapshot left as it is.
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            let short = randomBatches(seed: 19, count: 2, firstStep: 200)
+            for batch in short { try journal.append(batch); model.apply(batch) }
+            try journal.close()
+        }
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            #expect(StateDump(try journal.load()) == StateDump(model))
+            try journal.close()
+        }
+        #expect(try coveredLength() == compacted)
+
+        // A long one: the open that replays it writes a snapshot of everything.
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            for batch in randomBatches(seed: 20, count: 120, firstStep: 202) { try journal.append(batch); model.apply(batch) }
+            try journal.close()
+        }
+        #expect(directory.journalBytes().count - compacted > compacted / 4)
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: options)
+            #expect(StateDump(try journal.load()) == StateDump(model))
+            try journal.close()
+        }
+        #expect(try coveredLength() == directory.journalBytes().count)
+        let counting = ReadCountingFileSystem()
+        var countingOptions = options
+        countingOptions.fileSystem = counting
+        let journal = try JournalStorage(directory: directory.url, options: countingOptions)
+        expectSameQueries(try journal.load(), model, "after the refreshed snapshot")
+        #expect(counting.bytesRead(of: directory.journalPath) < 8 * 1024, "the header and the byte where the snapshot ends")
+        try journal.close()
+    }
+
     @Test func aSnapshotOfAnotherJournalIsNotUsed() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
