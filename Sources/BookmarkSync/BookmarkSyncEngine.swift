@@ -107,12 +107,14 @@ public actor BookmarkSyncEngine {
 
     /// Records an unbookmark the app just made: the row disappears at once, and for
     /// ``SyncConfiguration/tombstoneLifetime`` no fetched page can re-add it (a full sync that
-    /// begins later clears the tombstone when it completes).
+    /// begins later clears the tombstone when it completes). The tombstone is written with the
+    /// removal, in the list's metadata, so it outlives a restart.
     ///
     /// - Throws: ``BookmarkIndexError`` when the store cannot write.
     public func recordUnbookmark(illustID: Int, restrict: Restrict) async throws {
-        let changes = machine.recordUnbookmark(BookmarkKey(illustID: illustID, restrict: restrict), now: clock.now)
         try await withStore {
+            let index = await store.snapshot
+            let changes = machine.recordUnbookmark(BookmarkKey(illustID: illustID, restrict: restrict), index: index, now: clock.now)
             try await store.apply(changes)
             publish(await store.snapshot)
         }

@@ -74,20 +74,13 @@ struct SyncStateMachine: Sendable {
         var cursorRejected = false
     }
 
-    private struct Tombstone: Sendable {
-        var createdAt: Date
-        var expiresAt: Date
-    }
-
     let configuration: SyncConfiguration
     private(set) var isEnabled = true
     private var active: Job?
     private var queue: [Job] = []
     private var lists: [Restrict: ListState] = [.public: ListState(), .private: ListState()]
-    private var tombstones: [BookmarkKey: Tombstone] = [:]
-    /// Bookmarks the app recorded since the last complete sync of their list: not known ground
-    /// for a delta (their time can equal that sync's own to the instant).
-    private var recordedSinceSync: [BookmarkKey: Date] = [:]
+    // The app's own bookmarks and unbookmarks (tombstones) are kept in each list's metadata
+    // (BookmarkIndexMetadata.bookmarkedInApp / unbookmarkedInApp), so they survive a restart.
     private var lastRequestEnd: Date?
 
     init(configuration: SyncConfiguration = SyncConfiguration()) {
@@ -256,10 +249,12 @@ struct SyncStateMachine: Sendable {
         guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
         lists[restrict]?.consecutiveFailures = 0
-        dropExpiredTombstones(now: now)
         job.pagesFetched += 1
         job.resumingCursor = false
         var metadata = index.metadata(for: restrict)
+        dropExpiredTombstones(&metadata, now: now)
+        let tombstoned = metadata.unbookmarkedInApp
+        let recordedInApp = metadata.bookmarkedInApp
         var changes: [BookmarkChange] = []
         var finished = false
 
@@ -271,7 +266,7 @@ struct SyncStateMachine: Sendable {
             let completed = max(metadata.lastFullSync ?? .distantPast, metadata.lastDeltaSync ?? .distantPast)
             func knownGround(_ key: BookmarkKey) -> IndexedBookmark? {
                 guard let existing = index.bookmark(for: key), existing.lastSeenAt <= completed,
-                      recordedSinceSync[key] == nil else { return nil }
+                      recordedInApp[key.illustID] == nil else { return nil }
                 return existing
             }
             // Rows from the top of the page down to the last one that is new, unconfirmed or out
@@ -281,7 +276,7 @@ struct SyncStateMachine: Sendable {
             var keptOrderBelow = Int64.min
             for (position, illust) in page.illusts.enumerated().reversed() {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-                if tombstones[key] != nil { continue }
+                if tombstoned[key.illustID] != nil { continue }
                 if let known = knownGround(key), known.serverOrder > keptOrderBelow {
                     keptOrderBelow = known.serverOrder
                 } else if lastToPlace < 0 {
@@ -293,7 +288,7 @@ struct SyncStateMachine: Sendable {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
                 // A tombstoned work is skipped, and is no sign the delta has reached known
                 // ground: the app may have unbookmarked a work the index never held.
-                if tombstones[key] != nil { continue }
+                if tombstoned[key.illustID] != nil { continue }
                 let existing = index.bookmark(for: key)
                 let known = knownGround(key)
                 let order: Int64
@@ -313,7 +308,7 @@ struct SyncStateMachine: Sendable {
             }
             if sawKnown || page.nextPage == nil {
                 metadata.lastDeltaSync = now
-                forgetRecordings(in: restrict, before: job.startedAt ?? now)
+                forgetRecordings(&metadata, before: job.startedAt ?? now)
                 finished = true
             } else if let token = page.nextPage {
                 job.next = .nextPage(token, restrict)
@@ -327,7 +322,7 @@ struct SyncStateMachine: Sendable {
             for illust in page.illusts {
                 let key = BookmarkKey(illustID: illust.id, restrict: restrict)
                 seen.insert(illust.id)
-                if tombstones[key] != nil { continue }
+                if tombstoned[key.illustID] != nil { continue }
                 changes.append(.upsert(IndexedBookmark(
                     illust: illust, restrict: restrict, serverOrder: walk.nextServerOrder,
                     firstIndexedAt: index.bookmark(for: key)?.firstIndexedAt ?? now, lastSeenAt: now
@@ -351,8 +346,8 @@ struct SyncStateMachine: Sendable {
                 }
                 metadata.fullSyncCursor = nil
                 metadata.lastFullSync = now
-                tombstones = tombstones.filter { $0.key.restrict != restrict || $0.value.createdAt >= walk.startedAt }
-                forgetRecordings(in: restrict, before: walk.startedAt)
+                metadata.unbookmarkedInApp = metadata.unbookmarkedInApp.filter { $0.value >= walk.startedAt }
+                forgetRecordings(&metadata, before: walk.startedAt)
                 finished = true
             }
         }
@@ -436,42 +431,50 @@ struct SyncStateMachine: Sendable {
 
     // MARK: In-app mutations
 
-    /// The app bookmarked `illust` (the POST already succeeded): the row to write. It goes on
-    /// top of its list, or keeps its place when already there; any tombstone is lifted.
+    /// The app bookmarked `illust` (the POST already succeeded): the row to write, on top of
+    /// its list or in its place when already there, and the list's metadata recording it (not
+    /// ground a sync confirmed) and lifting any tombstone.
     mutating func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
         let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-        tombstones[key] = nil
-        recordedSinceSync[key] = now
+        var metadata = index.metadata(for: restrict)
+        metadata.unbookmarkedInApp[illust.id] = nil
+        metadata.bookmarkedInApp[illust.id] = now
         let existing = index.bookmark(for: key)
         let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
-        return [.upsert(IndexedBookmark(
-            illust: illust, restrict: restrict, serverOrder: order,
-            firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
-        ))]
+        return [
+            .upsert(IndexedBookmark(
+                illust: illust, restrict: restrict, serverOrder: order,
+                firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
+            )),
+            .setMetadata(metadata, for: restrict),
+        ]
     }
 
-    /// The app removed the bookmark `key`: the change to write, and a tombstone so a page
-    /// fetched around now cannot re-add it for ``SyncConfiguration/tombstoneLifetime``.
-    mutating func recordUnbookmark(_ key: BookmarkKey, now: Date) -> [BookmarkChange] {
-        dropExpiredTombstones(now: now)
-        tombstones[key] = Tombstone(createdAt: now, expiresAt: now + configuration.tombstoneLifetime)
-        return [.remove(key)]
+    /// The app removed the bookmark `key`: the change to write, and a tombstone in the list's
+    /// metadata so a page fetched around now cannot re-add it for
+    /// ``SyncConfiguration/tombstoneLifetime``.
+    mutating func recordUnbookmark(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
+        var metadata = index.metadata(for: key.restrict)
+        dropExpiredTombstones(&metadata, now: now)
+        metadata.unbookmarkedInApp[key.illustID] = now
+        metadata.bookmarkedInApp[key.illustID] = nil
+        return [.remove(key), .setMetadata(metadata, for: key.restrict)]
     }
 
-    /// Whether `key` is under a live tombstone.
-    func isTombstoned(_ key: BookmarkKey, now: Date) -> Bool {
-        guard let tombstone = tombstones[key] else { return false }
-        return now < tombstone.expiresAt
+    /// Whether `key` is under a live tombstone in `index`.
+    func isTombstoned(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> Bool {
+        guard let createdAt = index.metadata(for: key.restrict).unbookmarkedInApp[key.illustID] else { return false }
+        return now < createdAt + configuration.tombstoneLifetime
     }
 
     /// A complete sync that began at `start` confirmed the bookmarks recorded before it;
     /// those recorded while it ran stay unconfirmed.
-    private mutating func forgetRecordings(in restrict: Restrict, before start: Date) {
-        recordedSinceSync = recordedSinceSync.filter { $0.key.restrict != restrict || $0.value >= start }
+    private func forgetRecordings(_ metadata: inout BookmarkIndexMetadata, before start: Date) {
+        metadata.bookmarkedInApp = metadata.bookmarkedInApp.filter { $0.value >= start }
     }
 
-    private mutating func dropExpiredTombstones(now: Date) {
-        tombstones = tombstones.filter { now < $0.value.expiresAt }
+    private func dropExpiredTombstones(_ metadata: inout BookmarkIndexMetadata, now: Date) {
+        metadata.unbookmarkedInApp = metadata.unbookmarkedInApp.filter { now < $0.value + configuration.tombstoneLifetime }
     }
 
     // MARK: Status

@@ -155,6 +155,35 @@ import Testing
         #expect(await h.indexedIDs(.public) == h.serverIDs(.public))
     }
 
+    /// The tombstone is kept with the index: an app restarted within its lifetime still keeps
+    /// a stale page from re-adding the work; once it has expired the server's page wins.
+    @Test func aTombstoneSurvivesARestart() async throws {
+        let h = try Harness()
+        h.source.add(illusts(1, count: 40), to: .public)
+        await h.syncBoth()
+        // The cache goes on serving the old first page, with work 40, for both syncs below.
+        h.source.serveStaleFirstPage(of: .public, times: 2)
+        h.source.remove(illustID: 40, from: .public)
+        try await h.engine.recordUnbookmark(illustID: 40, restrict: .public)
+
+        await h.clock.advance(by: 61)
+        let restarted = try h.restarted()
+        h.source.clearLog()
+        await restarted.engine.startAutoSync(for: .public)
+        await restarted.run()
+        #expect(h.source.requests.map(\.kind) == [.firstPage])
+        #expect(await restarted.store.contains(BookmarkKey(illustID: 40, restrict: .public)) == false)
+        #expect(await restarted.store.metadata(for: .public).unbookmarkedInApp.keys.sorted() == [40])
+
+        // Ten minutes on, a page that still holds the work is believed again.
+        await h.clock.advance(by: 600)
+        let later = try restarted.restarted()
+        await later.engine.startAutoSync(for: .public)
+        await later.run()
+        #expect(await later.store.contains(BookmarkKey(illustID: 40, restrict: .public)), "the stale page re-adds it once the tombstone expired")
+        #expect(await later.store.metadata(for: .public).unbookmarkedInApp.isEmpty)
+    }
+
     @Test func privateRequestedWhilePublicSyncsIsQueuedAndRequestsNeverOverlapOrCrowd() async throws {
         let h = try Harness(latency: 0.2)
         h.source.add(illusts(1, count: 130), to: .public)

@@ -273,9 +273,9 @@ import Testing
     @Test func tombstonesSkipRowsUntilTheyExpireOrAFullWalkBegunLaterCompletes() {
         var machine = SyncStateMachine()
         var state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0))
-        state.apply(machine.recordUnbookmark(BookmarkKey(illustID: 3, restrict: .public), now: t0 + 100))
-        #expect(machine.isTombstoned(BookmarkKey(illustID: 3, restrict: .public), now: t0 + 100))
-        #expect(!machine.isTombstoned(BookmarkKey(illustID: 3, restrict: .public), now: t0 + 100 + 600))
+        state.apply(machine.recordUnbookmark(BookmarkKey(illustID: 3, restrict: .public), index: state, now: t0 + 100))
+        #expect(machine.isTombstoned(BookmarkKey(illustID: 3, restrict: .public), index: state, now: t0 + 100))
+        #expect(!machine.isTombstoned(BookmarkKey(illustID: 3, restrict: .public), index: state, now: t0 + 100 + 600))
 
         _ = machine.request(.public, intent: .auto, index: state, now: t0 + 200)
         _ = machine.nextAction(index: state, now: t0 + 200)
@@ -288,7 +288,7 @@ import Testing
         machine.totalFetched(2, now: t0 + 300)
         _ = machine.nextAction(index: state, now: t0 + 301)
         state.apply(machine.pageFetched(page([2, 1], next: nil), index: state, now: t0 + 301))
-        #expect(!machine.isTombstoned(BookmarkKey(illustID: 3, restrict: .public), now: t0 + 302))
+        #expect(!machine.isTombstoned(BookmarkKey(illustID: 3, restrict: .public), index: state, now: t0 + 302))
 
         // An in-app bookmark goes on top with its tags.
         let made = illust(7, tags: ["sky"])
@@ -300,7 +300,7 @@ import Testing
         var machine = SyncStateMachine()
         var state = index(publicIDs: [3, 2, 1], metadata: BookmarkIndexMetadata(lastFullSync: t0))
         // The app unbookmarked 40, a work bookmarked on the web that the index never held.
-        state.apply(machine.recordUnbookmark(BookmarkKey(illustID: 40, restrict: .public), now: t0 + 100))
+        state.apply(machine.recordUnbookmark(BookmarkKey(illustID: 40, restrict: .public), index: state, now: t0 + 100))
 
         #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 200) == .started)
         #expect(machine.nextAction(index: state, now: t0 + 200) == .fetch(.firstPage(.public)))

@@ -138,8 +138,27 @@ enum JournalCodec {
             } else {
                 writer.raw("null")
             }
+            // Written only when there are some, so most metadata reads as it always has.
+            appendInAppRecords("unbookmarked", metadata.unbookmarkedInApp, to: &writer)
+            appendInAppRecords("bookmarked", metadata.bookmarkedInApp, to: &writer)
             writer.raw("}}")
         }
+    }
+
+    /// `,"<key>":[[illust ID, date], ...]` in ID order, or nothing for no records.
+    private static func appendInAppRecords(_ key: StaticString, _ records: [Int: Date], to writer: inout JSONWriter) {
+        guard !records.isEmpty else { return }
+        writer.raw(",\"")
+        writer.raw(key)
+        writer.raw("\":[")
+        for (index, id) in records.keys.sorted().enumerated() {
+            writer.raw(index == 0 ? "[" : ",[")
+            writer.int(id)
+            writer.byte(UInt8(ascii: ","))
+            writer.double(records[id]!.timeIntervalSinceReferenceDate)
+            writer.byte(UInt8(ascii: "]"))
+        }
+        writer.byte(UInt8(ascii: "]"))
     }
 
     private static func appendOptionalDate(_ date: Date?, to writer: inout JSONWriter) {
@@ -394,9 +413,32 @@ enum JournalCodec {
                     nextServerOrder: Int64(order), firstServerOrder: first.map(Int64.init)
                 )
             }
+            else if key.equals("unbookmarked") { metadata.unbookmarkedInApp = try readInAppRecords(&reader) }
+            else if key.equals("bookmarked") { metadata.bookmarkedInApp = try readInAppRecords(&reader) }
             else { try reader.skipValue() }
         }
         return metadata
+    }
+
+    private static func readInAppRecords(_ reader: inout JSONReader) throws -> [Int: Date] {
+        var records: [Int: Date] = [:]
+        try reader.readArray { reader in
+            let start = reader.position
+            var id: Int?, date: Double?, count = 0
+            try reader.readArray { reader in
+                switch count {
+                case 0: id = try reader.readInt()
+                case 1: date = try reader.readDouble()
+                default: try reader.skipValue()
+                }
+                count += 1
+            }
+            guard count == 2, let id, let date else {
+                throw reader.error("an in-app record is [illust ID, date]", at: start)
+            }
+            records[id] = Date(timeIntervalSinceReferenceDate: date)
+        }
+        return records
     }
 
     private static func decodeIllust(_ reader: inout JSONReader) throws -> BookmarkedIllustSnapshot {

@@ -13,18 +13,44 @@ public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
     public var fullSyncCursor: FullSyncCursor?
     /// The schema version the metadata was written with.
     public var schemaVersion: Int
+    /// Works the app unbookmarked, by illust ID, with when: the sync engine's tombstones. A
+    /// fetched page does not re-add them until its tombstone lifetime has passed, or a full walk
+    /// begun later completes. Kept with the index, so a restart does not forget them.
+    public var unbookmarkedInApp: [Int: Date]
+    /// Works the app bookmarked since the list's last complete sync, by illust ID, with when:
+    /// a delta does not take them for ground a sync already confirmed.
+    public var bookmarkedInApp: [Int: Date]
 
     /// Creates metadata; all dates default to "never".
     public init(
         lastFullSync: Date? = nil,
         lastDeltaSync: Date? = nil,
         fullSyncCursor: FullSyncCursor? = nil,
-        schemaVersion: Int = BookmarkIndexMetadata.currentSchemaVersion
+        schemaVersion: Int = BookmarkIndexMetadata.currentSchemaVersion,
+        unbookmarkedInApp: [Int: Date] = [:],
+        bookmarkedInApp: [Int: Date] = [:]
     ) {
         self.lastFullSync = lastFullSync
         self.lastDeltaSync = lastDeltaSync
         self.fullSyncCursor = fullSyncCursor
         self.schemaVersion = schemaVersion
+        self.unbookmarkedInApp = unbookmarkedInApp
+        self.bookmarkedInApp = bookmarkedInApp
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case lastFullSync, lastDeltaSync, fullSyncCursor, schemaVersion, unbookmarkedInApp, bookmarkedInApp
+    }
+
+    /// Decodes metadata; the in-app records, which older encodings lack, default to none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        lastFullSync = try container.decodeIfPresent(Date.self, forKey: .lastFullSync)
+        lastDeltaSync = try container.decodeIfPresent(Date.self, forKey: .lastDeltaSync)
+        fullSyncCursor = try container.decodeIfPresent(FullSyncCursor.self, forKey: .fullSyncCursor)
+        schemaVersion = try container.decode(Int.self, forKey: .schemaVersion)
+        unbookmarkedInApp = try container.decodeIfPresent([Int: Date].self, forKey: .unbookmarkedInApp) ?? [:]
+        bookmarkedInApp = try container.decodeIfPresent([Int: Date].self, forKey: .bookmarkedInApp) ?? [:]
     }
 }
 

@@ -70,8 +70,36 @@ struct JournalCodecTests {
             .setMetadata(BookmarkIndexMetadata(), for: .public),
             // A cursor saved before firstServerOrder existed reads back without it.
             .setMetadata(BookmarkIndexMetadata(fullSyncCursor: FullSyncCursor(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 3), pagesFetched: 1, nextServerOrder: -31)), for: .public),
+            // The engine's in-app records (tombstones and recorded bookmarks).
+            .setMetadata(BookmarkIndexMetadata(
+                unbookmarkedInApp: [40: Date(timeIntervalSinceReferenceDate: 1.25), Int.max: Date(timeIntervalSinceReferenceDate: -3)],
+                bookmarkedInApp: [7: Date(timeIntervalSinceReferenceDate: 800_000_000.5)]
+            ), for: .private),
         ]
         #expect(try roundTrip(changes) == changes)
+    }
+
+    @Test func inAppRecordsAreWrittenOnlyWhenThereAreSomeAndMalformedOnesAreErrors() throws {
+        var writer = JSONWriter()
+        JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(), for: .public), to: &writer)
+        #expect(!String(decoding: writer.bytes, as: UTF8.self).contains("bookmarked"))
+        writer = JSONWriter()
+        JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(unbookmarkedInApp: [9: Date(timeIntervalSinceReferenceDate: 2), 3: Date(timeIntervalSinceReferenceDate: 1)]), for: .public), to: &writer)
+        #expect(String(decoding: writer.bytes, as: UTF8.self).contains(#""unbookmarked":[[3,1],[9,2]]"#))
+
+        for bad in [#"[[3]]"#, #"[[3,1,2]]"#, #"[["3",1]]"#, #"[3]"#] {
+            let line = #"{"op":"metadata","restrict":"public","metadata":{"schema":1,"lastFull":null,"lastDelta":null,"cursor":null,"unbookmarked":"# + bad + "}}"
+            #expect(throws: (any Error).self, "\(bad)") {
+                try Array(line.utf8).withUnsafeBytes { bytes in
+                    var reader = JSONReader(bytes)
+                    _ = try JournalCodec.decodeChange(&reader)
+                }
+            }
+        }
+        // Foundation's coding of metadata written before the records existed still decodes.
+        let old = #"{"schemaVersion":1,"lastFullSync":3}"#
+        let decoded = try JSONDecoder().decode(BookmarkIndexMetadata.self, from: Data(old.utf8))
+        #expect(decoded == BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 3)))
     }
 
     @Test func generatedRowsRoundTrip() throws {
