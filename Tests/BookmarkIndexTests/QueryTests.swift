@@ -84,6 +84,17 @@ struct QueryTests {
         #expect(other.tagHistogram(in: .private) == state.tagHistogram(in: .private))
     }
 
+    /// Tag names are kept byte for byte, but a filter word matches a name in another Unicode
+    /// normalization form (Swift's canonical equivalence): "が" typed as か + U+3099 finds "が".
+    @Test func filterWordsMatchNamesInAnyNormalizationForm() {
+        var state = BookmarkIndexState()
+        state.apply(.upsert(row(1, tags: ["がんばれ"], order: 1)))
+        let decomposed = "\u{304B}\u{3099}んばれ"
+        #expect(Array(decomposed.utf8) != Array("がんばれ".utf8))
+        #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: [decomposed])).ids == [1])
+        #expect(state.tagHistogram(in: .public).map(\.name) == ["がんばれ"], "the name as Pixiv sent it")
+    }
+
     @Test func textMatchesTitleOrArtistIgnoringCase() {
         #expect(ids(BookmarkFilter(text: "kaito")) == [6, 1])
         #expect(ids(BookmarkFilter(text: "SUN")) == [4])
