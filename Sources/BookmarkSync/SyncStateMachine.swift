@@ -371,7 +371,7 @@ struct SyncStateMachine: Sendable {
         }
         let failures = (lists[restrict]?.consecutiveFailures ?? 0) + 1
         lists[restrict]?.consecutiveFailures = failures
-        if failures >= configuration.failuresBeforePause || (error.retryAfter ?? 0) >= configuration.pauseDuration {
+        if failures >= configuration.failuresBeforePause || error.retryAfter.map({ $0 >= configuration.pauseDuration }) ?? false {
             lists[restrict]?.pausedUntil = now + configuration.pause(retryAfter: error.retryAfter)
             lists[restrict]?.pauseReason = error
             lists[restrict]?.consecutiveFailures = 0

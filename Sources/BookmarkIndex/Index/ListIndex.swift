@@ -10,6 +10,10 @@ import Foundation
 /// them once the garbage outweighs what is live.
 struct ListIndex: Sendable {
     /// One bookmark's fields, with its strings and tags as ranges of the list's arenas.
+    ///
+    /// An index snapshot writes rows as raw memory: the fields are laid out with no implicit
+    /// padding (so no stray bytes reach the disk), and every field must be listed in
+    /// ``layoutFingerprint``, which a snapshot records so a build with another layout ignores it.
     struct Row: Sendable, BitwiseCopyable {
         var illustID: Int
         var serverOrder: Int64
@@ -25,16 +29,19 @@ struct ListIndex: Sendable {
         var aiType: Int
         /// Where the title, artist name, thumbnail URL and type are, in that order, in ``text``.
         var textStart: Int
+        /// Where the row's tags are in ``tagRefs``, in Pixiv's order.
+        var tagStart: Int
         var titleLength: UInt32
         var artistNameLength: UInt32
         var thumbnailLength: UInt32
         var typeLength: UInt32
-        /// Where the row's tags are in ``tagRefs``, in Pixiv's order.
-        var tagStart: Int
         var tagCount: UInt32
         /// The stamp of the row's live entry in ``OrderList``.
         var orderStamp: UInt32
         var flags: UInt8
+        var padding8: UInt8 = 0
+        var padding16: UInt16 = 0
+        var padding32: UInt32 = 0
 
         static let isLiveFlag: UInt8 = 1
         static let isVisibleFlag: UInt8 = 2
@@ -45,6 +52,25 @@ struct ListIndex: Sendable {
         var hasThumbnail: Bool { flags & Self.hasThumbnailFlag != 0 }
         var textLength: Int { Int(titleLength) + Int(artistNameLength) + Int(thumbnailLength) + Int(typeLength) }
         var tagRange: Range<Int> { tagStart..<tagStart + Int(tagCount) }
+
+        /// Each field's offset and size, and the row's size and stride, hashed: equal only for
+        /// builds that lay rows out alike.
+        static let layoutFingerprint: UInt64 = {
+            func field<Value>(_ path: KeyPath<Row, Value>) -> [Int] {
+                [MemoryLayout<Row>.offset(of: path) ?? -1, MemoryLayout<Value>.size]
+            }
+            let fields: [[Int]] = [
+                field(\.illustID), field(\.serverOrder), field(\.firstIndexedAt), field(\.lastSeenAt),
+                field(\.createDate), field(\.artistID), field(\.totalBookmarks), field(\.pageCount),
+                field(\.width), field(\.height), field(\.xRestrict), field(\.aiType), field(\.textStart),
+                field(\.tagStart), field(\.titleLength), field(\.artistNameLength), field(\.thumbnailLength),
+                field(\.typeLength), field(\.tagCount), field(\.orderStamp), field(\.flags),
+                [MemoryLayout<Row>.size, MemoryLayout<Row>.stride],
+                [MemoryLayout<OrderList.Entry>.offset(of: \.order) ?? -1, MemoryLayout<OrderList.Entry>.offset(of: \.slot) ?? -1,
+                 MemoryLayout<OrderList.Entry>.offset(of: \.stamp) ?? -1, MemoryLayout<OrderList.Entry>.stride],
+            ]
+            return fields.joined().map(Int64.init).withUnsafeBytes { XXH64.hash($0) }
+        }()
     }
 
     /// Row storage by slot; a removed row's slot is reused by the next insert.
@@ -158,12 +184,12 @@ struct ListIndex: Sendable {
             createDate: illust.createDate.timeIntervalSinceReferenceDate,
             artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, pageCount: illust.pageCount,
             width: illust.width, height: illust.height, xRestrict: illust.xRestrict, aiType: illust.aiType,
-            textStart: 0,
+            textStart: 0, tagStart: 0,
             titleLength: UInt32(illust.title.utf8.count),
             artistNameLength: UInt32(illust.artistName.utf8.count),
             thumbnailLength: UInt32(illust.thumbnailURL?.utf8.count ?? 0),
             typeLength: UInt32(illust.type.rawValue.utf8.count),
-            tagStart: 0, tagCount: UInt32(tags.count), orderStamp: 0,
+            tagCount: UInt32(tags.count), orderStamp: 0,
             flags: Row.isLiveFlag | (illust.isVisible ? Row.isVisibleFlag : 0) | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0)
         )
         let strings = [illust.title, illust.artistName, illust.thumbnailURL ?? "", illust.type.rawValue]
@@ -416,46 +442,74 @@ extension ListIndex {
         return slotByIllust
     }
 
-    /// Checks that every tag of the rows is one of `refCount` interned refs, and counts the
-    /// live rows carrying each (rows whose tag ranges ``indexRows(_:textCount:tagRefCount:)``
-    /// checked).
-    static func countedTagRefs(_ parts: Parts, refCount: Int) throws(InconsistentParts) -> [Int32] {
-        guard parts.tagRefs.allSatisfy({ Int($0) < refCount }) else { throw InconsistentParts(reason: "a row names an unknown tag") }
-        var counts = [Int32](repeating: 0, count: refCount)
-        for row in parts.slots where row.isLive && row.tagStart >= 0 && row.tagStart <= parts.tagRefs.count - Int(row.tagCount) {
-            for ref in parts.tagRefs[row.tagRange] { counts[Int(ref)] += 1 }
+    /// Checks the list's tag index against its rows and `tags`: every tag a row names is
+    /// interned; each name's count and postings are exactly the live rows carrying it, in slot
+    /// order. Returns the postings and the rows carrying each (name, translation) pair.
+    ///
+    /// One pass over the rows in slot order, each name's postings followed by a cursor: every
+    /// name a row carries must be the next posting of that name, and every name's postings must
+    /// be used up at the end. Row ranges are checked again here
+    /// (``indexRows(_:textCount:tagRefCount:)`` runs alongside), so nothing traps whatever the
+    /// parts hold.
+    static func checkedTagIndex(_ parts: Parts, tags: TagTable) throws(InconsistentParts) -> (postings: [Postings], refCounts: [Int32]) {
+        let nameOfRef = tags.nameOfRef
+        guard parts.tagRefs.allSatisfy({ Int($0) < nameOfRef.count }) else { throw InconsistentParts(reason: "a row names an unknown tag") }
+        let tagCount = parts.tagCounts.count
+        guard parts.postingCounts.count == tagCount, tagCount <= tags.count,
+              zip(parts.tagCounts, parts.postingCounts).allSatisfy({ $0 == $1 && $0 >= 0 }) else {
+            throw InconsistentParts(reason: "the tag counts and postings do not agree, or do not fit the tag table")
         }
-        return counts
+        var starts = [Int](repeating: 0, count: tagCount)
+        var ends = [Int](repeating: 0, count: tagCount)
+        var total = 0
+        for (tag, count) in parts.postingCounts.enumerated() {
+            starts[tag] = total
+            total += Int(count)
+            ends[tag] = total
+        }
+        guard total == parts.postingSlots.count else { throw InconsistentParts(reason: "the postings do not add up to their counts") }
+
+        var cursors = starts
+        var refCounts = [Int32](repeating: 0, count: nameOfRef.count)
+        var mismatch: Int?
+        parts.postingSlots.withUnsafeBufferPointer { postingSlots in
+            for (slot, row) in parts.slots.enumerated() where row.isLive {
+                guard row.tagStart >= 0 && row.tagStart <= parts.tagRefs.count - Int(row.tagCount) else {
+                    mismatch = slot
+                    return
+                }
+                let rowTags = parts.tagRefs[row.tagRange]
+                for ref in rowTags { refCounts[Int(ref)] += 1 }
+                forEachName(rowTags, nameOfRef: nameOfRef) { name in
+                    let tag = Int(name)
+                    if tag < tagCount, cursors[tag] < ends[tag], postingSlots[cursors[tag]] == Int32(slot) {
+                        cursors[tag] += 1
+                    } else {
+                        mismatch = slot
+                    }
+                }
+                if mismatch != nil { return }
+            }
+        }
+        if let mismatch { throw InconsistentParts(reason: "row \(mismatch)'s tags do not match the postings") }
+        guard cursors == ends else { throw InconsistentParts(reason: "postings name rows that do not carry their tag") }
+        let postings = (0..<tagCount).map { Postings(slots: Array(parts.postingSlots[starts[$0]..<ends[$0]])) }
+        return (postings, refCounts)
     }
 
-    /// The postings `parts` hold, checked to name live rows in ascending order and to agree
-    /// with the tag counts.
-    static func checkedPostings(_ parts: Parts) throws(InconsistentParts) -> [Postings] {
-        guard parts.tagCounts.count == parts.postingCounts.count else {
-            throw InconsistentParts(reason: "there are \(parts.tagCounts.count) tag counts but \(parts.postingCounts.count) postings")
-        }
-        var postings: [Postings] = []
-        postings.reserveCapacity(parts.postingCounts.count)
-        var start = 0
-        let slots = parts.slots
-        for (tag, count) in parts.postingCounts.enumerated() {
-            let count = Int(count)
-            guard count >= 0 && count <= parts.postingSlots.count - start, parts.tagCounts[tag] == Int32(count) else {
-                throw InconsistentParts(reason: "tag \(tag)'s postings are out of bounds or differ from its count")
+    /// Checks that the free slots are empty rows, each listed once, and that the order stamps
+    /// of the live rows are below the next one to be handed out.
+    static func checkSlots(_ parts: Parts) throws(InconsistentParts) {
+        var listed = [Bool](repeating: false, count: parts.slots.count)
+        for slot in parts.freeSlots {
+            guard slot >= 0, Int(slot) < parts.slots.count, !parts.slots[Int(slot)].isLive, !listed[Int(slot)] else {
+                throw InconsistentParts(reason: "free slot \(slot) is not an empty row listed once")
             }
-            let list = Array(parts.postingSlots[start..<start + count])
-            var previous: Int32 = -1
-            for slot in list {
-                guard slot > previous && Int(slot) < slots.count && slots[Int(slot)].isLive else {
-                    throw InconsistentParts(reason: "tag \(tag)'s postings are not live rows in order")
-                }
-                previous = slot
-            }
-            postings.append(Postings(slots: list))
-            start += count
+            listed[Int(slot)] = true
         }
-        guard start == parts.postingSlots.count else { throw InconsistentParts(reason: "postings are left over") }
-        return postings
+        for row in parts.slots where row.isLive && row.orderStamp >= parts.nextStamp {
+            throw InconsistentParts(reason: "a row's order stamp is not below the next one")
+        }
     }
 
     /// Checks that the order names live rows, each at most once, newest first; with the
@@ -481,16 +535,13 @@ extension ListIndex {
 
     /// The list `parts` describe, from the results of the checks above run on them:
     /// ``indexRows(_:textCount:tagRefCount:)`` gave `slotByIllust`,
-    /// ``checkedPostings(_:)`` gave `postings`, ``countedTagRefs(_:refCount:)`` gave
-    /// `refCounts`, and ``checkOrder(_:slots:)`` passed. What is left to check here is what ties
-    /// them together.
+    /// ``checkedTagIndex(_:tags:)`` gave `postings` and `refCounts`, and
+    /// ``checkOrder(_:slots:)`` and ``checkSlots(_:)`` passed. What is left to check here is
+    /// what ties them together.
     init(parts: Parts, slotByIllust: [Int: Int32], postings: [Postings], refCounts: [Int32], nameCount: Int) throws(InconsistentParts) {
         let slotCount = parts.slots.count
         guard slotByIllust.count + parts.freeSlots.count == slotCount else {
             throw InconsistentParts(reason: "the free slots do not account for the empty rows")
-        }
-        for slot in parts.freeSlots where slot < 0 || Int(slot) >= slotCount || parts.slots[Int(slot)].isLive {
-            throw InconsistentParts(reason: "free slot \(slot) is not an empty row")
         }
         guard parts.order.count == slotByIllust.count else { throw InconsistentParts(reason: "the order does not hold every row once") }
         guard postings.count <= nameCount else { throw InconsistentParts(reason: "postings name tags the tag table does not have") }

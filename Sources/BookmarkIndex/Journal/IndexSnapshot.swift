@@ -32,6 +32,9 @@ enum IndexSnapshot {
         var lines: Int
         /// The sequence number of the last batch covered (0 for none).
         var lastSequence: Int
+        /// Where the last line covered starts (0, the header's, when no batch is covered): open
+        /// reads that line back and checks it is batch ``lastSequence``.
+        var lastLineOffset: Int
     }
 
     /// Why a snapshot cannot be used.
@@ -46,7 +49,7 @@ enum IndexSnapshot {
     }
 
     private static let magic: [UInt8] = Array("BMIXSNAP".utf8)
-    private static let formatVersion: UInt32 = 1
+    private static let formatVersion: UInt32 = 2
     private static let byteOrderMark: UInt32 = 0x0102_0304
     private static let listSectionCount = 9
     private static let sectionCount = 2 + 2 * listSectionCount
@@ -67,8 +70,7 @@ enum IndexSnapshot {
         sections.append(SnapshotSection(encodeMetadata(state)))
         for list in state.lists {
             let parts = list.parts
-            let scalars = [parts.garbageText, parts.garbageTags, Int(parts.nextStamp), state.tags.refs.count].map(Int64.init)
-            sections.append(SnapshotSection(scalars))
+            sections.append(SnapshotSection([parts.garbageText, parts.garbageTags, Int(parts.nextStamp)].map(Int64.init)))
             sections.append(SnapshotSection(parts.slots))
             sections.append(SnapshotSection(parts.freeSlots))
             sections.append(SnapshotSection(parts.tagRefs))
@@ -85,9 +87,8 @@ enum IndexSnapshot {
         header.append(magic)
         header.append(formatVersion)
         header.append(byteOrderMark)
-        header.append(UInt32(MemoryLayout<ListIndex.Row>.stride))
-        header.append(UInt32(MemoryLayout<OrderList.Entry>.stride))
-        for value in [coverage.schemaVersion, coverage.length, coverage.lines, coverage.lastSequence, sections.count] {
+        header.append(ListIndex.Row.layoutFingerprint)
+        for value in [coverage.schemaVersion, coverage.length, coverage.lines, coverage.lastSequence, coverage.lastLineOffset, sections.count] {
             header.append(Int64(value))
         }
         header.append(coverage.journalID)
@@ -167,18 +168,17 @@ enum IndexSnapshot {
         defer { try? fileSystem.close(file) }
         let reader = FileReader(file: file, fileSystem: fileSystem)
 
-        let fixedHeaderSize = 8 + 4 * 4 + 5 * 8 + 8
+        let fixedHeaderSize = 8 + 4 + 4 + 8 + 6 * 8 + 8
         let fixed: [UInt8] = try reader.read(count: fixedHeaderSize)
         var header = HeaderReader(bytes: fixed)
         guard header.bytes(8) == magic else { throw Unusable(reason: "it is not an index snapshot") }
         guard header.uint32() == formatVersion else { throw Unusable(reason: "it is in another snapshot format") }
         guard header.uint32() == byteOrderMark else { throw Unusable(reason: "it was written in another byte order") }
-        guard header.uint32() == UInt32(MemoryLayout<ListIndex.Row>.stride),
-              header.uint32() == UInt32(MemoryLayout<OrderList.Entry>.stride) else {
+        guard header.uint64() == ListIndex.Row.layoutFingerprint else {
             throw Unusable(reason: "it was written by a build that lays rows out differently")
         }
         let schemaVersion = Int(header.int64()), length = Int(header.int64()), lines = Int(header.int64())
-        let lastSequence = Int(header.int64()), count = Int(header.int64())
+        let lastSequence = Int(header.int64()), lastLineOffset = Int(header.int64()), count = Int(header.int64())
         let journalID = header.uint64()
         guard count == sectionCount else { throw Unusable(reason: "it has \(count) sections, not \(sectionCount)") }
         let table: [UInt8] = try reader.read(count: 16 * count + 8)
@@ -187,16 +187,36 @@ enum IndexSnapshot {
         guard headerBytes.withUnsafeBytes({ XXH64.hash(UnsafeRawBufferPointer(rebasing: $0.dropLast(8))) }) == storedHeaderHash else {
             throw Unusable(reason: "its header fails its checksum")
         }
-        let coverage = Coverage(schemaVersion: schemaVersion, journalID: journalID, length: length, lines: lines, lastSequence: lastSequence)
+        // A journal's batches are numbered 1, 2, … after its header, each line at least a byte:
+        // anything else is not a coverage any journal has (and could overflow the replay).
+        guard lines >= 1, length >= lines, length <= Int(Int32.max) << 16, lastSequence == lines - 1,
+              (0..<length).contains(lastLineOffset), (lastSequence == 0) == (lastLineOffset == 0) else {
+            throw Unusable(reason: "its coverage (\(length) bytes, \(lines) lines, last batch \(lastSequence) at \(lastLineOffset)) is not one a journal has")
+        }
+        let coverage = Coverage(
+            schemaVersion: schemaVersion, journalID: journalID, length: length, lines: lines,
+            lastSequence: lastSequence, lastLineOffset: lastLineOffset
+        )
         if let reason = try refusal(coverage) { throw Refused(reason: reason) }
         header = HeaderReader(bytes: table)
         let sizes = (0..<count).map { _ in Int(header.int64()) }
         let hashes = (0..<count).map { _ in header.uint64() }
+        // The sizes must add up to the file, so that no section asks for more memory than the
+        // file holds.
+        var total = headerBytes.count
+        for size in sizes {
+            guard size >= 0, case (let sum, false) = total.addingReportingOverflow(size) else {
+                throw Unusable(reason: "its section sizes are not a file's")
+            }
+            total = sum
+        }
+        guard try reader.hasLength(total) else { throw Unusable(reason: "its length is not the sum of its sections (cut short, or bytes after them)") }
+        try fileSystem.seek(file, toOffset: headerBytes.count)
         var section = 0
         func next<Element: BitwiseCopyable>(_: Element.Type) throws -> [Element] {
             defer { section += 1 }
             let size = sizes[section]
-            guard size >= 0, size % MemoryLayout<Element>.stride == 0 else {
+            guard size % MemoryLayout<Element>.stride == 0 else {
                 throw Unusable(reason: "section \(section) has a size of \(size) bytes")
             }
             let array: [Element] = try reader.read(count: size / MemoryLayout<Element>.stride)
@@ -218,22 +238,25 @@ enum IndexSnapshot {
         let metadata = try decodeMetadata(try next(UInt8.self))
         struct PendingList {
             var parts: ListIndex.Parts
-            var declaredRefCount: Int
             var rows: BackgroundWork<[Int: Int32]>
-            var checks: BackgroundWork<(postings: [Postings], refCounts: [Int32])>
+            var tagIndex: BackgroundWork<(postings: [Postings], refCounts: [Int32])>
         }
         var lists: [PendingList] = []
-        for _ in Restrict.allCases {
+        for restrict in Restrict.allCases {
             let scalars = try next(Int64.self)
-            guard scalars.count == 4 else { throw Unusable(reason: "section \(section - 1) has \(scalars.count) numbers, not 4") }
+            guard scalars.count == 3 else { throw Unusable(reason: "section \(section - 1) has \(scalars.count) numbers, not 3") }
             var parts = ListIndex.Parts()
+            // The arenas' sizes are known before they are read: the counts of their garbage and
+            // the rows' ranges can be checked now.
+            let textCount = sizes[section + 7], tagRefCount = sizes[section + 2] / MemoryLayout<TagRefID>.stride
+            guard (0...Int64(textCount)).contains(scalars[0]), (0...Int64(tagRefCount)).contains(scalars[1]), (0...Int64(UInt32.max)).contains(scalars[2]) else {
+                throw Unusable(reason: "its \(restrict.rawValue) list's counts are out of range")
+            }
             parts.garbageText = Int(scalars[0])
             parts.garbageTags = Int(scalars[1])
-            parts.nextStamp = UInt32(truncatingIfNeeded: scalars[2])
-            let refCount = Int(scalars[3])
+            parts.nextStamp = UInt32(scalars[2])
             parts.slots = try next(ListIndex.Row.self)
-            // The arenas' sizes are known before they are read: the rows can be checked now.
-            let rows = BackgroundWork { [slots = parts.slots, textCount = sizes[section + 6], tagRefCount = sizes[section + 1] / MemoryLayout<TagRefID>.stride] in
+            let rows = BackgroundWork { [slots = parts.slots] in
                 try ListIndex.indexRows(slots, textCount: textCount, tagRefCount: tagRefCount)
             }
             parts.freeSlots = try next(Int32.self)
@@ -242,15 +265,15 @@ enum IndexSnapshot {
             parts.postingCounts = try next(Int32.self)
             parts.postingSlots = try next(Int32.self)
             parts.order = try next(OrderList.Entry.self)
-            let checks = BackgroundWork { [parts] in
-                let refCounts = try ListIndex.countedTagRefs(parts, refCount: refCount)
+            // Checked against the rows and the tag table (once it is built) while the text reads.
+            let tagIndex = BackgroundWork { [parts] in
+                try ListIndex.checkSlots(parts)
                 try ListIndex.checkOrder(parts.order, slots: parts.slots)
-                return (postings: try ListIndex.checkedPostings(parts), refCounts: refCounts)
+                return try ListIndex.checkedTagIndex(parts, tags: try tagTable.wait())
             }
             parts.text = try next(UInt8.self)
-            lists.append(PendingList(parts: parts, declaredRefCount: refCount, rows: rows, checks: checks))
+            lists.append(PendingList(parts: parts, rows: rows, tagIndex: tagIndex))
         }
-        guard try reader.isAtEnd() else { throw Unusable(reason: "it has bytes after its last section") }
 
         var state = BookmarkIndexState()
         state.tags = try tagTable.wait()
@@ -258,10 +281,7 @@ enum IndexSnapshot {
             let list = lists[index]
             do {
                 let slotByIllust = try list.rows.wait()
-                let checked = try list.checks.wait()
-                guard list.declaredRefCount == state.tags.refs.count else {
-                    throw ListIndex.InconsistentParts(reason: "it was checked against \(list.declaredRefCount) tags, not \(state.tags.refs.count)")
-                }
+                let checked = try list.tagIndex.wait()
                 state.lists[index] = try ListIndex(
                     parts: list.parts, slotByIllust: slotByIllust, postings: checked.postings,
                     refCounts: checked.refCounts, nameCount: state.tags.count
@@ -360,8 +380,12 @@ enum IndexSnapshot {
             }
         }
 
-        func isAtEnd() throws -> Bool {
+        /// Whether the file is exactly `length` bytes long (at least one): two one-byte reads at
+        /// its would-be end, not a read of the whole file. Leaves the position at the end.
+        func hasLength(_ length: Int) throws -> Bool {
+            try fileSystem.seek(file, toOffset: length - 1)
             var byte: UInt8 = 0
+            guard try withUnsafeMutableBytes(of: &byte, { try fileSystem.read(file, into: $0) }) == 1 else { return false }
             return try withUnsafeMutableBytes(of: &byte) { try fileSystem.read(file, into: $0) } == 0
         }
     }

@@ -23,6 +23,8 @@ struct JournalScanner {
         var tornTail: JournalDamage?
         /// The length of the file up to the end of its last good line.
         var goodLength: Int
+        /// Where the last good line starts.
+        var lastGoodLineStart: Int
         var lastSequence: Int
         var header: JournalCodec.Header?
         /// The file's length.
@@ -60,6 +62,17 @@ struct JournalScanner {
         var lines: Int
         /// The sequence number of the last batch known.
         var lastSequence: Int
+        /// Where the last line known starts.
+        var lastLineOffset: Int
+
+        /// Resuming after the lines `coverage` says an index snapshot covers.
+        init(_ coverage: IndexSnapshot.Coverage, header: JournalCodec.Header) {
+            self.header = header
+            offset = coverage.length
+            lines = coverage.lines
+            lastSequence = coverage.lastSequence
+            lastLineOffset = coverage.lastLineOffset
+        }
     }
 
     /// Scans the journal at `path` from its start; `nil` when there is no file.
@@ -74,12 +87,14 @@ struct JournalScanner {
         return try scan(file: file, fileSystem: fileSystem, decodeBatch: decodeBatch, onEvent: onEvent)
     }
 
-    /// Scans the journal open as `file`, from its start or from `resume`.
+    /// Scans the journal open as `file`, from its start or from `resume`, to its end or to the
+    /// byte offset `limit` (as if the file ended there).
     static func scan(
         file: JournalFileHandle,
         fileSystem: any JournalFileSystem,
         decodeBatch: Decoder? = nil,
         resume: Resume? = nil,
+        limit: Int? = nil,
         onEvent: (Event) throws -> Void
     ) throws -> Result {
         var sequencer = Sequencer()
@@ -92,6 +107,7 @@ struct JournalScanner {
             sequencer.result.header = resume.header
             sequencer.result.lastSequence = resume.lastSequence
             sequencer.result.goodLength = resume.offset
+            sequencer.result.lastGoodLineStart = resume.lastLineOffset
         }
         var block = [UInt8](repeating: 0, count: blockSize)
 
@@ -99,7 +115,10 @@ struct JournalScanner {
         func readGroup() throws -> DecodingGroup {
             var blocks: [(base: Int, lines: [UInt8])] = []
             while blocks.count < blocksPerGroup {
-                let count = try block.withUnsafeMutableBytes { try fileSystem.read(file, into: $0) }
+                let wanted = limit.map { max(0, min(blockSize, $0 - offset - carry.count)) } ?? blockSize
+                let count = wanted == 0 ? 0 : try block.withUnsafeMutableBytes {
+                    try fileSystem.read(file, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
+                }
                 if count == 0 { break }
                 carry.append(contentsOf: block[..<count])
                 guard let lastNewline = carry.lastIndex(of: 0x0A) else { continue }
@@ -206,7 +225,7 @@ struct JournalScanner {
         return lines
     }
 
-    private static func sequenceNumber(_ line: UnsafeRawBufferPointer) throws -> Int {
+    static func sequenceNumber(_ line: UnsafeRawBufferPointer) throws -> Int {
         var reader = JSONReader(line)
         var sequence: Int?
         try reader.readObject { reader, key in
@@ -219,7 +238,7 @@ struct JournalScanner {
     /// The part of the scan that must go line by line, in order.
     private struct Sequencer {
         var lineNumber = 0
-        var result = Result(tornTail: nil, goodLength: 0, lastSequence: 0, header: nil, length: 0)
+        var result = Result(tornTail: nil, goodLength: 0, lastGoodLineStart: 0, lastSequence: 0, header: nil, length: 0)
 
         mutating func consume(_ lines: [DecodedLine], isFinal: Bool, tail: [UInt8], onEvent: (Event) throws -> Void) throws {
             for (index, line) in lines.enumerated() {
@@ -251,6 +270,7 @@ struct JournalScanner {
                     throw ScanFailure(line: lineNumber, underlying: error)
                 }
                 result.goodLength = line.end
+                result.lastGoodLineStart = line.start
             }
             if isFinal && !tail.isEmpty {
                 lineNumber += 1

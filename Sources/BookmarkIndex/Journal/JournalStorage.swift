@@ -295,16 +295,21 @@ public final class JournalStorage: BookmarkStorage {
         report.tornTail = result.tornTail
         report.livePublicBookmarks = state.count(in: .public)
         report.livePrivateBookmarks = state.count(in: .private)
-        report.snapshot = try verifySnapshot(directory: directory.path, header: result.header, journalState: state, fileSystem: fileSystem, migrating: decodeBatch != nil)
+        report.snapshot = try verifySnapshot(
+            directory: directory.path, header: result.header, journalState: state, journalLength: result.length,
+            fileSystem: fileSystem, migrating: decodeBatch != nil
+        )
         return report
     }
 
     /// Checks the snapshot in `directory` against `journalState`, what reading the journal
-    /// (whose header is `header`) whole gave.
+    /// (whose header is `header`) whole gave: its first `journalLength` bytes, so that lines a
+    /// writer appends meanwhile are left out of both.
     private static func verifySnapshot(
         directory: String,
         header: JournalCodec.Header?,
         journalState: BookmarkIndexState,
+        journalLength: Int,
         fileSystem: any JournalFileSystem,
         migrating: Bool
     ) throws -> JournalSnapshotReport? {
@@ -320,8 +325,8 @@ public final class JournalStorage: BookmarkStorage {
         case .unusable(let reason):
             return JournalSnapshotReport(notUsedBecause: reason, agreesWithJournal: true)
         case .usable(var state, let coverage):
-            let resume = JournalScanner.Resume(header: header, offset: coverage.length, lines: coverage.lines, lastSequence: coverage.lastSequence)
-            _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, resume: resume) { event in
+            let resume = JournalScanner.Resume(coverage, header: header)
+            _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, resume: resume, limit: journalLength) { event in
                 if case .batch(_, let changes, _, _) = event { state.apply(changes) }
             }
             return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
@@ -418,16 +423,20 @@ public final class JournalStorage: BookmarkStorage {
                 break
             case .usable(let snapshot, let coverage):
                 state = snapshot
-                resume = .init(header: header, offset: coverage.length, lines: coverage.lines, lastSequence: coverage.lastSequence)
+                resume = .init(coverage, header: header)
             case .unusable(let reason):
                 recovery.snapshotNotUsed = reason
             }
         }
         var damage: [JournalDamage] = []
-        var goodLines = resume?.lines ?? 1
-        let result: JournalScanner.Result
-        do {
-            result = try JournalScanner.scan(
+        var goodLines = 1
+        /// Damage found after a snapshot: the journal is read again whole before anything is
+        /// concluded, since a snapshot that does not fit the lines after it is no evidence.
+        struct DamageAfterSnapshot: Error {}
+        func scan(from resume: JournalScanner.Resume?) throws -> JournalScanner.Result {
+            damage = []
+            goodLines = resume?.lines ?? 1
+            return try JournalScanner.scan(
                 file: reading, fileSystem: fileSystem,
                 decodeBatch: migrating ? try migrator(plan: plan, from: headerVersion, path: journalPath) : nil,
                 resume: resume
@@ -439,6 +448,7 @@ public final class JournalStorage: BookmarkStorage {
                     goodLines += 1
                     state.apply(changes)
                 case .damage(let found):
+                    if resume != nil { throw DamageAfterSnapshot() }
                     guard options.salvage else {
                         throw BookmarkIndexError(
                             .corrupt,
@@ -448,10 +458,20 @@ public final class JournalStorage: BookmarkStorage {
                     damage.append(found)
                 }
             }
+        }
+        let result: JournalScanner.Result
+        do {
+            do {
+                result = try scan(from: resume)
+            } catch is DamageAfterSnapshot {
+                recovery.snapshotNotUsed = "the journal's lines after the index snapshot do not follow it (damage, or a snapshot that does not fit them); the journal was read whole"
+                resume = nil
+                state = BookmarkIndexState()
+                result = try scan(from: nil)
+            }
         } catch let failure as JournalScanner.ScanFailure {
             throw migrationError(failure, plan: plan, path: journalPath)
         }
-
         // Cut off below (or, read-only or rewriting, just left behind): reported either way.
         if let tail = result.tornTail {
             recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: result.length - tail.offset, reason: tail.reason)
@@ -502,7 +522,7 @@ public final class JournalStorage: BookmarkStorage {
         if let id = header.id, resume.map({ replayed > max(options.snapshotMinimumBytes, $0.offset / 4) }) ?? true {
             let coverage = IndexSnapshot.Coverage(
                 schemaVersion: headerVersion, journalID: id, length: result.goodLength,
-                lines: goodLines, lastSequence: result.lastSequence
+                lines: goodLines, lastSequence: result.lastSequence, lastLineOffset: result.lastGoodLineStart
             )
             refreshSnapshot(state, coverage: coverage, directory: directory, options: options)
         }
@@ -530,12 +550,10 @@ public final class JournalStorage: BookmarkStorage {
                 guard let id = header.id, coverage.journalID == id, coverage.schemaVersion == header.schemaVersion else {
                     return "the index snapshot is of another journal file (one replaced since, by compaction or a reset); the journal was read whole"
                 }
-                // The journal is append-only between compactions: if it still has a line ending
-                // where the snapshot's coverage does, the lines covered are the ones it was taken of.
-                guard try journalHasNewline(at: coverage.length - 1, in: journal, fileSystem: fileSystem) else {
-                    return "the journal is shorter than the index snapshot says (cut back since?); the journal was read whole"
-                }
-                return nil
+                // The journal is append-only between compactions: if its line where the coverage
+                // ends is the last batch the snapshot covers, the lines covered are the ones it was
+                // taken of, and the next batch number is known.
+                return try lastCoveredLineProblem(coverage, in: journal, fileSystem: fileSystem)
             }
             guard let found else { return .none }
             return .usable(found.state, found.coverage)
@@ -546,12 +564,34 @@ public final class JournalStorage: BookmarkStorage {
         }
     }
 
-    private static func journalHasNewline(at offset: Int, in journal: JournalFileHandle, fileSystem: any JournalFileSystem) throws -> Bool {
-        guard offset >= 0 else { return false }
-        try fileSystem.seek(journal, toOffset: offset)
-        var byte: UInt8 = 0
-        let count = try withUnsafeMutableBytes(of: &byte) { try fileSystem.read(journal, into: $0) }
-        return count == 1 && byte == 0x0A
+    /// Why the journal's line that ends where `coverage` does is not the last line it covers,
+    /// or `nil` when it is: checksummed, and holding batch `coverage.lastSequence` (the header
+    /// when that is 0).
+    private static func lastCoveredLineProblem(
+        _ coverage: IndexSnapshot.Coverage,
+        in journal: JournalFileHandle,
+        fileSystem: any JournalFileSystem
+    ) throws -> String? {
+        let notThere = "the journal does not end its lines where the index snapshot says (cut back since?); the journal was read whole"
+        let lineLength = coverage.length - coverage.lastLineOffset
+        // Compaction writes lines of a thousand bookmarks; nothing the journal writes is near this.
+        guard lineLength <= 64 << 20 else { return notThere }
+        try fileSystem.seek(journal, toOffset: coverage.lastLineOffset)
+        var line = [UInt8](repeating: 0, count: lineLength)
+        var filled = 0
+        while filled < lineLength {
+            let count = try line.withUnsafeMutableBytes { try fileSystem.read(journal, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            if count == 0 { return notThere }
+            filled += count
+        }
+        guard line.last == 0x0A, line.dropLast().firstIndex(of: 0x0A) == nil else { return notThere }
+        let matches = line.withUnsafeBytes { bytes -> Bool in
+            let text = UnsafeRawBufferPointer(rebasing: bytes.dropLast())
+            guard (try? JournalCodec.verifyChecksum(text)) != nil else { return false }
+            if coverage.lastSequence == 0 { return coverage.lastLineOffset == 0 }
+            return (try? JournalScanner.sequenceNumber(text)) == coverage.lastSequence
+        }
+        return matches ? nil : notThere
     }
 
     /// Writes the snapshot of a journal that `coverage` describes, or removes an old one when
@@ -701,10 +741,14 @@ public final class JournalStorage: BookmarkStorage {
         var length: Int
         var nextSequence: Int
         var id: UInt64
+        var lastLineOffset: Int
 
         /// The snapshot coverage of the whole file: its header and every batch.
         func coverage(schemaVersion: Int) -> IndexSnapshot.Coverage {
-            .init(schemaVersion: schemaVersion, journalID: id, length: length, lines: nextSequence, lastSequence: nextSequence - 1)
+            .init(
+                schemaVersion: schemaVersion, journalID: id, length: length, lines: nextSequence,
+                lastSequence: nextSequence - 1, lastLineOffset: lastLineOffset
+            )
         }
     }
 
@@ -744,10 +788,12 @@ public final class JournalStorage: BookmarkStorage {
             to: &writer
         )
         var sequence = 0
+        var lastLineOffset = 0
         for restrict in Restrict.allCases {
             let rows = state.allBookmarks(in: restrict)
             for start in stride(from: 0, to: rows.count, by: rowsPerCompactedLine) {
                 sequence += 1
+                lastLineOffset = writer.bytes.count
                 let slice = rows[start..<min(start + rowsPerCompactedLine, rows.count)]
                 JournalCodec.appendBatch(sequence: sequence, slice.lazy.map(BookmarkChange.upsert), to: &writer)
             }
@@ -758,6 +804,7 @@ public final class JournalStorage: BookmarkStorage {
         }
         if !metadata.isEmpty {
             sequence += 1
+            lastLineOffset = writer.bytes.count
             JournalCodec.appendBatch(sequence: sequence, metadata, to: &writer)
         }
 
@@ -781,7 +828,7 @@ public final class JournalStorage: BookmarkStorage {
             try? fileSystem.removeItem(atPath: temporaryPath)
             throw error
         }
-        return Installed(length: writer.bytes.count, nextSequence: sequence + 1, id: id)
+        return Installed(length: writer.bytes.count, nextSequence: sequence + 1, id: id, lastLineOffset: lastLineOffset)
     }
 
     /// Compaction and reset: replaces the journal while this storage is open.

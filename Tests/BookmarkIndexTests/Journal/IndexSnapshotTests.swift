@@ -68,7 +68,7 @@ struct IndexSnapshotTests {
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         var state = BookmarkIndexState()
         for batch in randomBatches(seed: seed, count: 400) { state.apply(batch) }
-        let coverage = IndexSnapshot.Coverage(schemaVersion: 1, journalID: 0xFEED, length: 123, lines: 9, lastSequence: 8)
+        let coverage = IndexSnapshot.Coverage(schemaVersion: 1, journalID: 0xFEED, length: 123, lines: 9, lastSequence: 8, lastLineOffset: 100)
         try IndexSnapshot.write(state, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
 
         var (read, readCoverage) = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem()))
@@ -86,7 +86,7 @@ struct IndexSnapshotTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let coverage = IndexSnapshot.Coverage(schemaVersion: 1, journalID: 1, length: 10, lines: 1, lastSequence: 0)
+        let coverage = IndexSnapshot.Coverage(schemaVersion: 1, journalID: 1, length: 10, lines: 1, lastSequence: 0, lastLineOffset: 0)
         try IndexSnapshot.write(BookmarkIndexState(), coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
         let read = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem()))
         #expect(StateDump(read.state) == StateDump(BookmarkIndexState()))
@@ -111,7 +111,8 @@ struct IndexSnapshotTests {
             try journal.close()
         }
         #expect(FileManager.default.fileExists(atPath: snapshotPath(directory)))
-        let compactedLength = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage.length
+        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage
+        let compactedLength = coverage.length
         let journalLength = directory.journalBytes().count
         #expect(compactedLength < journalLength)
 
@@ -120,11 +121,13 @@ struct IndexSnapshotTests {
         expectSameQueries(try journal.load(), model, "after open")
         #expect(journal.recovery.snapshotNotUsed == nil)
         #expect(journal.recovery.isClean)
-        // The header line, the one byte where the snapshot ends, and the lines after it.
+        // The header line, the last line the snapshot covers (checked to be the batch it says),
+        // and the lines after it.
         let headerLength = lineStarts(directory.journalBytes())[1]
+        let lastCoveredLine = coverage.length - coverage.lastLineOffset
         let journalRead = counting.bytesRead(of: directory.journalPath)
-        #expect(journalRead >= journalLength - compactedLength)
-        #expect(journalRead <= journalLength - compactedLength + 1 + max(headerLength, 4096))
+        #expect(journalRead >= journalLength - compactedLength + lastCoveredLine)
+        #expect(journalRead <= journalLength - compactedLength + lastCoveredLine + max(headerLength, 4096))
         try journal.close()
     }
 
@@ -204,7 +207,8 @@ struct IndexSnapshotTests {
         countingOptions.fileSystem = counting
         let journal = try JournalStorage(directory: directory.url, options: countingOptions)
         expectSameQueries(try journal.load(), model, "after the refreshed snapshot")
-        #expect(counting.bytesRead(of: directory.journalPath) < 8 * 1024, "the header and the byte where the snapshot ends")
+        let refreshed = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage
+        #expect(counting.bytesRead(of: directory.journalPath) <= 4 * 1024 + refreshed.length - refreshed.lastLineOffset, "the header and the last line the snapshot covers")
         try journal.close()
     }
 
@@ -234,6 +238,105 @@ struct IndexSnapshotTests {
         #expect(again.recovery.snapshotNotUsed == nil)
         expectSameQueries(try again.load(), model, "with the rewritten snapshot")
         try again.close()
+    }
+
+    /// Rewrites the snapshot in `directory` with `edit` applied to its bytes, then every
+    /// section's checksum and the header's recomputed: a well-formed file with made-up values,
+    /// as a bug, or someone, might write.
+    func forgeSnapshot(in directory: TemporaryDirectory, _ edit: (inout [UInt8], _ sectionStart: (Int) -> Int) -> Void) throws {
+        let url = URL(fileURLWithPath: snapshotPath(directory))
+        var bytes = try [UInt8](Data(contentsOf: url))
+        let fixed = 80, count = 20
+        func int64(at offset: Int) -> Int { Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int64.self) }) }
+        let sizes = (0..<count).map { int64(at: fixed + 8 * $0) }
+        let headerSize = fixed + 16 * count + 8
+        func sectionStart(_ index: Int) -> Int { headerSize + sizes[..<index].reduce(0, +) }
+        edit(&bytes, sectionStart)
+        let newSizes = (0..<count).map { int64(at: fixed + 8 * $0) }
+        for index in 0..<count {
+            let start = headerSize + newSizes[..<index].reduce(0, +)
+            let end = min(bytes.count, start + max(0, newSizes[index]))
+            let hash = start <= end ? bytes[start..<end].withUnsafeBytes { XXH64.hash($0) } : 0
+            withUnsafeBytes(of: hash) { bytes.replaceSubrange(fixed + 8 * count + 8 * index..<fixed + 8 * count + 8 * index + 8, with: $0) }
+        }
+        let headerHash = bytes[..<(headerSize - 8)].withUnsafeBytes { XXH64.hash($0) }
+        withUnsafeBytes(of: headerHash) { bytes.replaceSubrange(headerSize - 8..<headerSize, with: $0) }
+        try Data(bytes).write(to: url)
+    }
+
+    /// A snapshot whose checksums all pass but whose numbers are made up is refused (or, when
+    /// it does not fit the journal after it, dropped for the journal read whole): never a trap,
+    /// never a healthy journal called corrupt, never a wrong next batch number.
+    @Test func aForgedSnapshotIsNeverFatalAndNeverTrusted() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var model = BookmarkIndexState()
+        do {
+            let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
+            for batch in randomBatches(seed: 21, count: 80) { try journal.append(batch); model.apply(batch) }
+            try journal.compact(model)
+            try journal.close()
+        }
+        let good = try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory)))
+        let goodJournal = directory.journalBytes()
+        func setInt64(_ value: Int64, at offset: Int) -> (inout [UInt8], (Int) -> Int) -> Void {
+            { bytes, _ in withUnsafeBytes(of: value) { bytes.replaceSubrange(offset..<offset + 8, with: $0) } }
+        }
+        func adjust(_ offset: Int, by delta: Int64) -> (inout [UInt8], (Int) -> Int) -> Void {
+            { bytes, _ in
+                let value = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int64.self) } + delta
+                withUnsafeBytes(of: value) { bytes.replaceSubrange(offset..<offset + 8, with: $0) }
+            }
+        }
+        let forgeries: [(String, (inout [UInt8], (Int) -> Int) -> Void)] = [
+            ("length Int64.min", setInt64(.min, at: 32)),
+            ("lines Int64.max", setInt64(.max, at: 40)),
+            ("last batch Int64.max", setInt64(.max, at: 48)),
+            ("last line offset past the end", setInt64(.max, at: 56)),
+            ("lines and last batch one more", { bytes, start in adjust(40, by: 1)(&bytes, start); adjust(48, by: 1)(&bytes, start) }),
+            ("lines and last batch one fewer", { bytes, start in adjust(40, by: -1)(&bytes, start); adjust(48, by: -1)(&bytes, start) }),
+            ("last line offset one later", adjust(56, by: 1)),
+            ("a section 2^45 bytes long", setInt64(1 << 45, at: 80)),
+            ("a negative section size", setInt64(-8, at: 80 + 8 * 3)),
+            ("garbage text Int64.max", { bytes, start in setInt64(.max, at: start(2))(&bytes, start) }),
+            ("next stamp 0", { bytes, start in setInt64(0, at: start(2) + 16)(&bytes, start) }),
+        ]
+        for (what, forge) in forgeries {
+            try Data(good).write(to: URL(fileURLWithPath: snapshotPath(directory)))
+            try forgeSnapshot(in: directory, forge)
+            let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
+            #expect(StateDump(try journal.load()) == StateDump(model), "\(what)")
+            #expect(journal.recovery.snapshotNotUsed != nil, "\(what)")
+            // The next batch gets the number after the journal's last: the journal stays whole.
+            let extra = generatedBatch(first: 7_000, count: 1)
+            try journal.append(extra)
+            try journal.close()
+            let report = try JournalStorage.verify(directory: directory.url)
+            #expect(report.damage.isEmpty && report.isHealthy, "\(what): \(report.damage)")
+            directory.writeJournal(goodJournal)
+        }
+    }
+
+    /// Verify reads the journal twice (whole, and after the snapshot): a line a writer appends
+    /// between the two must not make the snapshot look wrong.
+    @Test func verifyIgnoresLinesAppendedWhileItRuns() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var model = BookmarkIndexState()
+        let writer = try JournalStorage(directory: directory.url, options: snapshotOptions())
+        for batch in randomBatches(seed: 22, count: 40) { try writer.append(batch); model.apply(batch) }
+        try writer.compact(model)
+        let opens = Mutex(0)
+        let racing = ReadCountingFileSystem { path in
+            guard path.hasSuffix(JournalStorage.journalFileName) else { return }
+            // The journal's third opening for reading is verify's second pass.
+            if opens.withLock({ $0 += 1; return $0 }) == 3 { try? writer.append(generatedBatch(first: 8_000, count: 2)) }
+        }
+        let report = try JournalStorage.verify(directory: directory.url, fileSystem: racing)
+        #expect(opens.withLock { $0 } >= 3)
+        #expect(report.snapshot?.agreesWithJournal == true)
+        #expect(report.isHealthy)
+        try writer.close()
     }
 
     /// Flipped bytes anywhere, cuts at any length, bytes appended: never trusted, never fatal.
@@ -293,7 +396,7 @@ struct IndexSnapshotTests {
         let expected = try replayed(Array(bytes.dropLast(5)))
 
         let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
-        #expect(journal.recovery.snapshotNotUsed?.contains("shorter") == true)
+        #expect(journal.recovery.snapshotNotUsed?.contains("does not end its lines where the index snapshot says") == true)
         #expect(journal.recovery.truncatedTail != nil)
         #expect(StateDump(try journal.load()) == StateDump(expected))
         #expect(StateDump(expected) != StateDump(states[0]), "the cut removed a batch")
@@ -474,14 +577,16 @@ struct IndexSnapshotTests {
     @Test func inconsistentListPartsAreRefused() throws {
         var state = BookmarkIndexState()
         for batch in randomBatches(seed: 14, count: 60) { state.apply(batch) }
+        // Removals last, so the list has free slots.
+        state.apply(state.allBookmarks(in: .public).prefix(3).map { BookmarkChange.remove($0.key) })
         let good = state.lists[0].parts
         let refCount = state.tags.refs.count
         func build(_ parts: ListIndex.Parts) throws -> ListIndex {
             let rows = try ListIndex.indexRows(parts.slots, textCount: parts.text.count, tagRefCount: parts.tagRefs.count)
-            let refCounts = try ListIndex.countedTagRefs(parts, refCount: refCount)
+            try ListIndex.checkSlots(parts)
             try ListIndex.checkOrder(parts.order, slots: parts.slots)
-            let postings = try ListIndex.checkedPostings(parts)
-            return try ListIndex(parts: parts, slotByIllust: rows, postings: postings, refCounts: refCounts, nameCount: state.tags.count)
+            let checked = try ListIndex.checkedTagIndex(parts, tags: state.tags)
+            return try ListIndex(parts: parts, slotByIllust: rows, postings: checked.postings, refCounts: checked.refCounts, nameCount: state.tags.count)
         }
         _ = try build(good)
 
@@ -524,6 +629,28 @@ struct IndexSnapshotTests {
         parts = good
         parts.slots[live].flags = 0
         cases.append(("a dropped row still in postings or order", parts))
+        parts = good
+        parts.tagCounts = parts.tagCounts.map { _ in 0 }
+        parts.postingCounts = parts.postingCounts.map { _ in 0 }
+        parts.postingSlots = []
+        cases.append(("counts and postings emptied while rows carry tags", parts))
+        parts = good
+        let free = try #require(good.freeSlots.first)
+        parts.freeSlots.append(free)
+        cases.append(("a free slot listed twice", parts))
+        parts = good
+        parts.nextStamp = 0
+        cases.append(("order stamps at or above the next one", parts))
+        // Postings of the right length and order, naming a row that does not carry the tag.
+        parts = good
+        let postingStart = good.postingCounts[..<tag].reduce(0) { $0 + Int($1) }
+        let tagPostings = Array(good.postingSlots[postingStart..<postingStart + Int(good.postingCounts[tag])])
+        let stranger = try #require(good.slots.indices.first { slot in
+            good.slots[slot].isLive && !tagPostings.contains(Int32(slot))
+        })
+        let replaced = (tagPostings.dropFirst() + [Int32(stranger)]).sorted()
+        parts.postingSlots.replaceSubrange(postingStart..<postingStart + replaced.count, with: replaced)
+        cases.append(("postings naming a row without the tag", parts))
 
         for (what, parts) in cases {
             #expect(throws: ListIndex.InconsistentParts.self, "\(what)") { try build(parts) }
