@@ -175,6 +175,14 @@ import Testing
         _ = machine.nextAction(index: state, now: now)
         machine.fetchFailed(BookmarkSyncError(.rateLimited, "429", retryAfter: 3_599), now: now)
         #expect(machine.status(index: state, now: now).publicList == .backingOff(until: now + 3_599, attempt: 1))
+
+        // With no Retry-After, only the count of failures pauses, whatever the pause length.
+        machine = SyncStateMachine(configuration: SyncConfiguration(pauseDuration: 0))
+        now = t0 + 100
+        _ = machine.request(.public, intent: .auto, index: state, now: now)
+        _ = machine.nextAction(index: state, now: now)
+        machine.fetchFailed(BookmarkSyncError(.server, "502"), now: now)
+        #expect(machine.status(index: state, now: now).publicList == .backingOff(until: now + 1, attempt: 1))
     }
 
     @Test func nonRetryableFailuresEndTheSyncAndShow() {
