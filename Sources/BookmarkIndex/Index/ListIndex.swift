@@ -443,14 +443,15 @@ extension ListIndex {
     }
 
     /// Checks the list's tag index against its rows and `tags`: every tag a row names is
-    /// interned; each name's count and postings are exactly the live rows carrying it, in slot
-    /// order. Returns the postings and the rows carrying each (name, translation) pair.
+    /// interned; each name's count is the number of live rows carrying it; each name's postings
+    /// are that many distinct live rows in ascending order, and the same rows as those carrying
+    /// it. Returns the postings and the rows carrying each (name, translation) pair.
     ///
-    /// One pass over the rows in slot order, each name's postings followed by a cursor: every
-    /// name a row carries must be the next posting of that name, and every name's postings must
-    /// be used up at the end. Row ranges are checked again here
-    /// (``indexRows(_:textCount:tagRefCount:)`` runs alongside), so nothing traps whatever the
-    /// parts hold.
+    /// Two sequential passes, cheap enough for every snapshot open: over the rows, adding up per
+    /// name a keyed 64-bit hash of each slot carrying it (the key is random, so no file can be
+    /// made to collide), then over the postings, doing the same; the sums must be equal. Row
+    /// ranges are checked again here (``indexRows(_:textCount:tagRefCount:)`` runs alongside),
+    /// so nothing traps whatever the parts hold.
     static func checkedTagIndex(_ parts: Parts, tags: TagTable) throws(InconsistentParts) -> (postings: [Postings], refCounts: [Int32]) {
         let nameOfRef = tags.nameOfRef
         guard parts.tagRefs.allSatisfy({ Int($0) < nameOfRef.count }) else { throw InconsistentParts(reason: "a row names an unknown tag") }
@@ -459,41 +460,83 @@ extension ListIndex {
               zip(parts.tagCounts, parts.postingCounts).allSatisfy({ $0 == $1 && $0 >= 0 }) else {
             throw InconsistentParts(reason: "the tag counts and postings do not agree, or do not fit the tag table")
         }
-        var starts = [Int](repeating: 0, count: tagCount)
-        var ends = [Int](repeating: 0, count: tagCount)
-        var total = 0
-        for (tag, count) in parts.postingCounts.enumerated() {
-            starts[tag] = total
-            total += Int(count)
-            ends[tag] = total
+        guard parts.postingCounts.reduce(0, { $0 + Int($1) }) == parts.postingSlots.count else {
+            throw InconsistentParts(reason: "the postings do not add up to their counts")
         }
-        guard total == parts.postingSlots.count else { throw InconsistentParts(reason: "the postings do not add up to their counts") }
 
-        var cursors = starts
+        let key = UInt64.random(in: .min ... .max)
+        @inline(__always) func mix(_ slot: Int) -> UInt64 {
+            var value = (UInt64(slot) ^ key) &* 0x9E37_79B9_7F4A_7C15
+            value ^= value >> 30
+            value &*= 0xBF58_476D_1CE4_E5B9
+            value ^= value >> 27
+            value &*= 0x94D0_49BB_1331_11EB
+            return value ^ (value >> 31)
+        }
+        var live = [Bool](repeating: false, count: parts.slots.count)
         var refCounts = [Int32](repeating: 0, count: nameOfRef.count)
-        var mismatch: Int?
-        parts.postingSlots.withUnsafeBufferPointer { postingSlots in
-            for (slot, row) in parts.slots.enumerated() where row.isLive {
-                guard row.tagStart >= 0 && row.tagStart <= parts.tagRefs.count - Int(row.tagCount) else {
-                    mismatch = slot
+        var rowCounts = [Int32](repeating: 0, count: tags.count)
+        var rowSums = [UInt64](repeating: 0, count: tags.count)
+        var badRow: Int?
+        parts.slots.withUnsafeBufferPointer { slots in
+        parts.tagRefs.withUnsafeBufferPointer { tagRefs in
+        nameOfRef.withUnsafeBufferPointer { nameOfRef in
+        refCounts.withUnsafeMutableBufferPointer { refCounts in
+        rowCounts.withUnsafeMutableBufferPointer { rowCounts in
+        rowSums.withUnsafeMutableBufferPointer { rowSums in
+            var names: [Int] = []
+            for slot in slots.indices where slots[slot].isLive {
+                let row = slots[slot]
+                guard row.tagStart >= 0 && row.tagStart <= tagRefs.count - Int(row.tagCount) else {
+                    badRow = slot
                     return
                 }
-                let rowTags = parts.tagRefs[row.tagRange]
-                for ref in rowTags { refCounts[Int(ref)] += 1 }
-                forEachName(rowTags, nameOfRef: nameOfRef) { name in
-                    let tag = Int(name)
-                    if tag < tagCount, cursors[tag] < ends[tag], postingSlots[cursors[tag]] == Int32(slot) {
-                        cursors[tag] += 1
-                    } else {
-                        mismatch = slot
-                    }
+                live[slot] = true
+                let hash = mix(slot)
+                names.removeAll(keepingCapacity: true)
+                for index in row.tagRange {
+                    let ref = Int(tagRefs[index])
+                    refCounts[ref] += 1
+                    let name = Int(nameOfRef[ref])
+                    // A row has a handful of tags: a linear check for a repeated name.
+                    if names.contains(name) { continue }
+                    names.append(name)
+                    rowCounts[name] += 1
+                    rowSums[name] &+= hash
                 }
-                if mismatch != nil { return }
             }
         }
-        if let mismatch { throw InconsistentParts(reason: "row \(mismatch)'s tags do not match the postings") }
-        guard cursors == ends else { throw InconsistentParts(reason: "postings name rows that do not carry their tag") }
-        let postings = (0..<tagCount).map { Postings(slots: Array(parts.postingSlots[starts[$0]..<ends[$0]])) }
+        }
+        }
+        }
+        }
+        }
+        if let badRow { throw InconsistentParts(reason: "row \(badRow)'s tags are out of bounds") }
+        for name in tagCount..<rowCounts.count where rowCounts[name] != 0 {
+            throw InconsistentParts(reason: "rows carry tag \(name), which has no postings")
+        }
+
+        var postings: [Postings] = []
+        postings.reserveCapacity(tagCount)
+        var start = 0
+        for tag in 0..<tagCount {
+            let end = start + Int(parts.postingCounts[tag])
+            let list = Array(parts.postingSlots[start..<end])
+            var previous: Int32 = -1
+            var sum: UInt64 = 0
+            for slot in list {
+                guard slot > previous, Int(slot) < live.count, live[Int(slot)] else {
+                    throw InconsistentParts(reason: "tag \(tag)'s postings are not live rows in order")
+                }
+                previous = slot
+                sum &+= mix(Int(slot))
+            }
+            guard Int32(list.count) == rowCounts[tag], sum == rowSums[tag] else {
+                throw InconsistentParts(reason: "tag \(tag)'s postings are not the rows carrying it")
+            }
+            postings.append(Postings(slots: list))
+            start = end
+        }
         return (postings, refCounts)
     }
 
