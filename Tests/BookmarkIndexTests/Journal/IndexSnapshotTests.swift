@@ -23,6 +23,20 @@ struct IndexSnapshotTests {
         { $0.url.path + "/" + JournalStorage.snapshotFileName }
     }
 
+    /// Appends `count` random batches (from `seed`) to the journal in `directory`, compacts it
+    /// (which writes its snapshot) and closes it; returns the index the batches make.
+    func compactedJournal(in directory: TemporaryDirectory, seed: UInt64, count: Int, options: JournalStorage.Options? = nil) throws -> BookmarkIndexState {
+        var model = BookmarkIndexState()
+        let journal = try JournalStorage(directory: directory.url, options: options ?? snapshotOptions())
+        for batch in randomBatches(seed: seed, count: count) {
+            try journal.append(batch)
+            model.apply(batch)
+        }
+        try journal.compact(model)
+        try journal.close()
+        return model
+    }
+
     /// Random batches over both lists: upserts with changing text and tags, removals, metadata.
     func randomBatches(seed: UInt64, count: Int, firstStep: Int = 0) -> [[BookmarkChange]] {
         var random = SeededRandom(seed: seed)
@@ -163,13 +177,7 @@ struct IndexSnapshotTests {
         defer { directory.remove() }
         var options = snapshotOptions()
         options.snapshotMinimumBytes = 4 * 1024
-        var model = BookmarkIndexState()
-        do {
-            let journal = try JournalStorage(directory: directory.url, options: options)
-            for batch in randomBatches(seed: 18, count: 200) { try journal.append(batch); model.apply(batch) }
-            try journal.compact(model)
-            try journal.close()
-        }
+        var model = try compactedJournal(in: directory, seed: 18, count: 200, options: options)
         func coveredLength() throws -> Int {
             try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage.length
         }
@@ -270,13 +278,7 @@ struct IndexSnapshotTests {
     @Test func aForgedSnapshotIsNeverFatalAndNeverTrusted() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var model = BookmarkIndexState()
-        do {
-            let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
-            for batch in randomBatches(seed: 21, count: 80) { try journal.append(batch); model.apply(batch) }
-            try journal.compact(model)
-            try journal.close()
-        }
+        let model = try compactedJournal(in: directory, seed: 21, count: 80)
         let good = try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory)))
         let goodJournal = directory.journalBytes()
         func setInt64(_ value: Int64, at offset: Int) -> (inout [UInt8], (Int) -> Int) -> Void {
@@ -343,13 +345,7 @@ struct IndexSnapshotTests {
     @Test func aDamagedSnapshotIsNotUsedAndTheJournalIsReadWhole() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var model = BookmarkIndexState()
-        do {
-            let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
-            for batch in randomBatches(seed: 8, count: 80) { try journal.append(batch); model.apply(batch) }
-            try journal.compact(model)
-            try journal.close()
-        }
+        let model = try compactedJournal(in: directory, seed: 8, count: 80)
         let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory))))
         var damaged: [(String, [UInt8])] = []
         // Every byte of the header and section table, then bytes spread over the sections.
@@ -553,11 +549,7 @@ struct IndexSnapshotTests {
     @Test func verifyFindsASnapshotThatDisagreesWithItsJournal() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var model = BookmarkIndexState()
-        let journal = try JournalStorage(directory: directory.url, options: snapshotOptions())
-        for batch in randomBatches(seed: 13, count: 40) { try journal.append(batch); model.apply(batch) }
-        try journal.compact(model)
-        try journal.close()
+        let model = try compactedJournal(in: directory, seed: 13, count: 40)
         #expect(try JournalStorage.verify(directory: directory.url).snapshot?.agreesWithJournal == true)
 
         // A well-formed snapshot of a different index that claims the same journal: only a
