@@ -82,6 +82,9 @@ struct SyncStateMachine: Sendable {
     // The app's own bookmarks and unbookmarks (tombstones) are kept in each list's metadata
     // (BookmarkIndexMetadata.bookmarkedInApp / unbookmarkedInApp), so they survive a restart.
     private var lastRequestEnd: Date?
+    /// Until when the server asked, with a `Retry-After`, not to be asked again: its limits are
+    /// the account's, so no request of either list goes out before then.
+    private var accountWaitUntil: Date?
 
     init(configuration: SyncConfiguration = SyncConfiguration()) {
         self.configuration = configuration
@@ -183,6 +186,17 @@ struct SyncStateMachine: Sendable {
         guard var job = active else { return .idle }
         precondition(!job.inFlight, "nextAction while a request is in flight")
         if let retryAt = job.retryAt, now < retryAt { return .wait(until: retryAt) }
+        if let until = accountWaitUntil {
+            // A wall clock stepped back must not stretch the wait past the longest pause.
+            let wait = min(until, now + configuration.maximumPause)
+            accountWaitUntil = wait
+            if now < wait {
+                job.retryAt = wait
+                active = job
+                return .wait(until: wait)
+            }
+            accountWaitUntil = nil
+        }
         // A wall clock stepped back must not turn the spacing into a wait as long as the step.
         if let last = lastRequestEnd, last > now { lastRequestEnd = now }
         if let last = lastRequestEnd, now < last + configuration.minimumRequestSpacing {
@@ -358,8 +372,8 @@ struct SyncStateMachine: Sendable {
 
     /// The request failed. Retryable failures back off (doubling, capped, `Retry-After` wins
     /// when longer) and pause the list after too many in a row, or at once when the server's
-    /// `Retry-After` is as long as a pause (a backoff would hold the one request stream that
-    /// long); others end the sync and show.
+    /// `Retry-After` is as long as a pause; others end the sync and show. A `Retry-After` also
+    /// holds every request of the other list until then: the server's limits are the account's.
     mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) {
         guard var job = finishRequest(now: now) else { return }
         let restrict = job.restrict
@@ -371,7 +385,10 @@ struct SyncStateMachine: Sendable {
         }
         let failures = (lists[restrict]?.consecutiveFailures ?? 0) + 1
         lists[restrict]?.consecutiveFailures = failures
-        if failures >= configuration.failuresBeforePause || error.retryAfter.map({ $0 >= configuration.pauseDuration }) ?? false {
+        if let retryAfter = error.retryAfter, retryAfter > 0 {
+            accountWaitUntil = max(accountWaitUntil ?? now, now + min(retryAfter, configuration.maximumPause))
+        }
+        if failures >= configuration.failuresBeforePause || error.retryAfter.map({ $0 > 0 && $0 >= configuration.pauseDuration }) ?? false {
             lists[restrict]?.pausedUntil = now + configuration.pause(retryAfter: error.retryAfter)
             lists[restrict]?.pauseReason = error
             lists[restrict]?.consecutiveFailures = 0

@@ -52,8 +52,9 @@ public enum ListSyncStatus: Sendable, Hashable {
     case syncing(SyncProgress)
     /// A sync of this list waits for the other list's sync to finish.
     case queued
-    /// A request failed with a retryable error; the next attempt is at `until`.
-    /// `attempt` counts the consecutive failures so far.
+    /// A request failed with a retryable error, or the server asked the account to wait (its
+    /// `Retry-After`) while the other list was syncing; the next attempt is at `until`.
+    /// `attempt` counts this list's consecutive failures so far (0 when only waiting).
     case backingOff(until: Date, attempt: Int)
     /// The list failed too often in a row; syncs of it are refused until `until`.
     case paused(until: Date, reason: BookmarkSyncError)

@@ -99,28 +99,48 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     return 0
 }
 
-/// Keeps a refresh token Pixiv rotated where the old one came from: written to a new file only
-/// its owner can read, fsynced, then renamed over `file`, so a crash leaves the old or the new
-/// token, never half of one. From the environment, it can only warn.
+/// Keeps a refresh token Pixiv rotated where the old one came from: written to a new file of a
+/// random name beside it (created exclusively, never through a symbolic link, readable by its
+/// owner only from the start), fsynced, renamed over the file, and the directory fsynced, so a
+/// crash leaves the old or the new token, never half of one, and no one else can read or plant
+/// the file the token goes to. A token file that is a symbolic link has its target replaced.
+/// From the environment, it can only warn.
 func saveRotatedRefreshToken(_ token: String, to file: String?) {
     guard let file else {
         Terminal.printError(Terminal.warning("Pixiv issued a new refresh token; the one in $PIXIV_REFRESH_TOKEN may stop working. Pass --refresh-token-file FILE to have new ones saved there."))
         return
     }
-    let temporary = file + ".new"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    var saved = descriptor >= 0
-    if saved {
+    var failure: String?
+    let target = realpath(file, nil).map { resolved in
+        defer { free(resolved) }
+        return String(cString: resolved)
+    } ?? file
+    let directory = target.lastIndex(of: "/").map { String(target[..<$0]) } ?? "."
+    let temporary = "\(directory.isEmpty ? "/" : directory)/.refresh-token-\(UInt64.random(in: .min ... .max)).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    if descriptor < 0 {
+        failure = String(cString: strerror(errno))
+    } else {
         let bytes = Array((token + "\n").utf8)
-        saved = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count
-            && fchmod(descriptor, 0o600) == 0 && fsync(descriptor) == 0
-        saved = close(descriptor) == 0 && saved
-        saved = saved && rename(temporary, file) == 0
+        if fchmod(descriptor, 0o600) != 0
+            || bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) != bytes.count
+            || fsync(descriptor) != 0 {
+            failure = String(cString: strerror(errno))
+        }
+        if close(descriptor) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
+        if failure == nil && rename(temporary, target) != 0 { failure = String(cString: strerror(errno)) }
+        if failure != nil {
+            unlink(temporary)
+        } else {
+            let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directoryDescriptor >= 0 {
+                fsync(directoryDescriptor)
+                close(directoryDescriptor)
+            }
+        }
     }
-    if !saved {
-        let reason = String(cString: strerror(errno))
-        unlink(temporary)
-        Terminal.printError(Terminal.warning("Pixiv issued a new refresh token but it could not be saved to \(file) (\(reason)); the one there may stop working."))
+    if let failure {
+        Terminal.printError(Terminal.warning("Pixiv issued a new refresh token but it could not be saved to \(file) (\(failure)); the one there may stop working."))
     }
 }
 

@@ -144,7 +144,10 @@ import Testing
         let twoHours = BookmarkSyncError(.rateLimited, "429", retryAfter: 7_200)
         machine.fetchFailed(twoHours, now: now)
         #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 7_200, reason: twoHours))
-        #expect(machine.nextAction(index: state, now: now + 0.15) == .fetch(.total(.private)), "the private list's sync is not held up")
+        // The server's wait is the account's: the private list's sync waits for it, as backing off.
+        #expect(machine.nextAction(index: state, now: now + 0.15) == .wait(until: now + 7_200))
+        #expect(machine.status(index: state, now: now + 0.15).privateList == .backingOff(until: now + 7_200, attempt: 0))
+        #expect(machine.nextAction(index: state, now: now + 7_200) == .fetch(.total(.private)))
 
         // Three failures in a row, the last with a Retry-After of 90 minutes: paused for 90.
         machine = SyncStateMachine()

@@ -290,6 +290,11 @@ struct CLITests {
             ["sync", "--user-id", "11111", "--api-base", String(base), "--store", directory.appendingPathComponent("store-\(run)").path]
         }
 
+        // A file planted where an older version wrote its temporary file is left alone.
+        let victim = directory.appendingPathComponent("victim").path
+        try Data("VICTIM".utf8).write(to: URL(fileURLWithPath: victim))
+        try FileManager.default.createSymbolicLink(atPath: tokenFile + ".new", withDestinationPath: victim)
+
         for run in 1...2 {
             let result = try await CLI.run(arguments(run) + ["--refresh-token-file", tokenFile], environment: credentials)
             #expect(result.status == 0, "run \(run): \(result.error)")
@@ -298,12 +303,22 @@ struct CLITests {
             let permissions = try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? NSNumber
             #expect(permissions?.intValue == 0o600)
         }
-        #expect(!FileManager.default.fileExists(atPath: tokenFile + ".new"))
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "VICTIM")
+
+        // A token file that is a symbolic link keeps being one: its target gets the new token.
+        let link = directory.appendingPathComponent("token-link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: tokenFile)
+        let linked = try await CLI.run(arguments(3) + ["--refresh-token-file", link], environment: credentials)
+        #expect(linked.status == 0, "\(linked.error)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == tokenFile)
+        #expect(try String(contentsOfFile: tokenFile, encoding: .utf8) == "rotated-refresh-token-3\n")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+        #expect(leftovers.isEmpty, "\(leftovers)")
 
         // The first token is dead now; from the environment the newest works, with a warning.
-        let stale = try await CLI.run(arguments(3), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": String(token)]) { $1 })
+        let stale = try await CLI.run(arguments(4), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": String(token)]) { $1 })
         #expect(stale.status == 1)
-        let fresh = try await CLI.run(arguments(4), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": "rotated-refresh-token-2"]) { $1 })
+        let fresh = try await CLI.run(arguments(5), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": "rotated-refresh-token-3"]) { $1 })
         #expect(fresh.status == 0, "\(fresh.error)")
         #expect(fresh.error.contains("Pixiv issued a new refresh token; the one in $PIXIV_REFRESH_TOKEN may stop working"))
     }

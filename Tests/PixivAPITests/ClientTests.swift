@@ -200,7 +200,19 @@ import Testing
         #expect(pixiv.tokenRefreshCount == 3, "each refresh used the newest token; an older one gets invalid_grant")
         #expect(stored.withLock { $0 } == ["rotated-refresh-token-1", "rotated-refresh-token-2", "rotated-refresh-token-3"])
         #expect(pixiv.refreshToken == "rotated-refresh-token-3")
-        #expect(!String(describing: tokens).contains("rotated"), "the description never shows a token")
+
+        // An answer whose access token cannot be read still hands over its new refresh token.
+        let broken = Mutex<[String]>([])
+        let brokenTransport = StubTransport { _ in
+            HTTPResponse(status: 200, headers: [:], body: Data(#"{"refresh_token":"fresh-one","expires_in":"soon"}"#.utf8))
+        }
+        let brokenTokens = RefreshTokenProvider(
+            refreshToken: "old-one", clientID: Harness.clientID, clientSecret: Harness.clientSecret,
+            configuration: PixivClient.Configuration(), transport: brokenTransport, now: clock.reader,
+            refreshTokenRotated: { token in broken.withLock { $0.append(token) } }
+        )
+        await #expect(throws: PixivError.self) { _ = try await brokenTokens.accessToken() }
+        #expect(broken.withLock { $0 } == ["fresh-one"])
 
         // A server that answers with the same refresh token does not call back.
         let steady = FakePixiv(userID: 4242, now: clock.reader)
@@ -386,4 +398,11 @@ private final class HeaderRecorder: HTTPTransport {
         headers.withLock { $0 = request.headers }
         return try await next.send(request)
     }
+}
+
+/// A transport that answers every request with what `answer` returns.
+private struct StubTransport: HTTPTransport {
+    let answer: @Sendable (HTTPRequest) -> HTTPResponse
+    init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse { answer(request) }
 }

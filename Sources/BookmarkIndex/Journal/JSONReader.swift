@@ -309,7 +309,9 @@ struct JSONReader {
             return digitsStart > start ? -Double(whole) : Double(whole)
         }
         let text = try readNumberText()
-        guard let value = Double(text) else { throw error("'\(text)' is not a number", at: start) }
+        // A number too large for a Double (1e999) would read as infinity, which the writer can
+        // never write back: refused like any other value that is not one.
+        guard let value = Double(text), value.isFinite else { throw error("'\(text)' is not a finite number", at: start) }
         return value
     }
 

@@ -325,6 +325,11 @@ public final class JournalStorage: BookmarkStorage {
         case .unusable(let reason):
             return JournalSnapshotReport(notUsedBecause: reason, agreesWithJournal: true)
         case .usable(var state, let coverage):
+            // Written since the journal was read (a writer compacted or reopened meanwhile): it
+            // covers lines this check did not read, so there is nothing to compare it with.
+            guard coverage.length <= journalLength else {
+                return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: true)
+            }
             let resume = JournalScanner.Resume(coverage, header: header)
             _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, resume: resume, limit: journalLength) { event in
                 if case .batch(_, let changes, _, _) = event { state.apply(changes) }
@@ -490,8 +495,12 @@ public final class JournalStorage: BookmarkStorage {
             if !damage.isEmpty {
                 // The dropped batches may have held rows of either list (or their removals): the
                 // next sync of each list must be a full walk, not a delta that trusts what is left.
+                // What the app recorded (tombstones, its own bookmarks) still holds.
                 for restrict in Restrict.allCases {
-                    state.apply(.setMetadata(BookmarkIndexMetadata(), for: restrict))
+                    let kept = state.metadata(for: restrict)
+                    state.apply(.setMetadata(BookmarkIndexMetadata(
+                        unbookmarkedInApp: kept.unbookmarkedInApp, bookmarkedInApp: kept.bookmarkedInApp
+                    ), for: restrict))
                 }
             }
             if options.readOnly {

@@ -44,8 +44,10 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     ///   - refreshMargin: how long before expiry a token is replaced.
     ///   - now: the clock that decides expiry.
     ///   - refreshTokenRotated: called with the new refresh token whenever Pixiv answers a
-    ///     refresh with a different one, before the access token is handed out. Store it
-    ///     securely (the Keychain, a file only the user can read), replacing the old one.
+    ///     refresh with a different one (even if the rest of the answer cannot be read), before
+    ///     the access token is handed out. Store it securely (the Keychain, a file only the user
+    ///     can read), replacing the old one. It runs while the refresh is in flight: it must not
+    ///     ask this provider (or a client using it) for a token, which would wait for itself.
     public init(
         refreshToken: String,
         clientID: String,
@@ -136,15 +138,19 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
             }
             throw error
         }
+        // A new refresh token is kept even when the rest of the answer cannot be read: the server
+        // may already have retired the old one.
+        struct RotatedToken: Decodable { var refresh_token: String? }
+        if let rotated = (try? JSONDecoder().decode(RotatedToken.self, from: response.body))?.refresh_token,
+           !rotated.isEmpty, rotated != refreshToken {
+            refreshToken = rotated
+            await refreshTokenRotated?(rotated)
+        }
         let token: TokenResponse
         do {
             token = try JSONDecoder().decode(TokenResponse.self, from: response.body)
         } catch {
             throw PixivError.undecodable(response, what: "OAuth token response", underlying: error, redactBody: true)
-        }
-        if let rotated = token.refresh_token, !rotated.isEmpty, rotated != refreshToken {
-            refreshToken = rotated
-            await refreshTokenRotated?(rotated)
         }
         return Issued(accessToken: token.access_token, expiresAt: sentAt.addingTimeInterval(TimeInterval(token.expires_in)))
     }

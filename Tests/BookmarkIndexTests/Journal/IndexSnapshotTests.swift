@@ -341,6 +341,31 @@ struct IndexSnapshotTests {
         try writer.close()
     }
 
+    /// A snapshot rewritten while verify runs (a writer appended enough and reopened) covers
+    /// lines verify did not read: it is not compared, rather than called wrong.
+    @Test func verifyDoesNotCompareASnapshotWrittenWhileItRuns() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var options = snapshotOptions()
+        options.snapshotMinimumBytes = 1_024
+        _ = try compactedJournal(in: directory, seed: 23, count: 40, options: options)
+        let opens = Mutex(0)
+        let batches = randomBatches(seed: 24, count: 60, firstStep: 40)
+        let racing = ReadCountingFileSystem { [options] path in
+            guard path.hasSuffix(JournalStorage.journalFileName), opens.withLock({ $0 += 1; return $0 }) == 3 else { return }
+            // Between verify's two passes: many batches, then an open that refreshes the snapshot.
+            guard let writer = try? JournalStorage(directory: directory.url, options: options) else { return }
+            for batch in batches { try? writer.append(batch) }
+            try? writer.close()
+            try? JournalStorage(directory: directory.url, options: options).close()
+        }
+        let report = try JournalStorage.verify(directory: directory.url, fileSystem: racing)
+        let rewritten = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage
+        #expect(rewritten.length > report.bytes, "the snapshot was rewritten to cover the new lines")
+        #expect(report.snapshot?.agreesWithJournal == true)
+        #expect(report.isHealthy)
+    }
+
     /// Flipped bytes anywhere, cuts at any length, bytes appended: never trusted, never fatal.
     @Test func aDamagedSnapshotIsNotUsedAndTheJournalIsReadWhole() throws {
         let directory = TemporaryDirectory()

@@ -96,6 +96,17 @@ struct JournalCodecTests {
                 }
             }
         }
+        // A number too large for a Double reads as no date at all, not as infinity (which could
+        // never be written back).
+        for field in [#""lastFull":1e999"#, #""unbookmarked":[[5,1e999]]"#, #""lastDelta":-1e400"#] {
+            let line = #"{"op":"metadata","restrict":"public","metadata":{"schema":1,"cursor":null,"# + field + "}}"
+            #expect(throws: JSONReadError.self, "\(field)") {
+                try Array(line.utf8).withUnsafeBytes { bytes in
+                    var reader = JSONReader(bytes)
+                    _ = try JournalCodec.decodeChange(&reader)
+                }
+            }
+        }
         // Foundation's coding of metadata written before the records existed still decodes.
         let old = #"{"schemaVersion":1,"lastFullSync":3}"#
         let decoded = try JSONDecoder().decode(BookmarkIndexMetadata.self, from: Data(old.utf8))

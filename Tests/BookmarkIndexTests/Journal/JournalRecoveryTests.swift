@@ -125,7 +125,10 @@ struct JournalRecoveryTests {
         do {
             let journal = try JournalStorage(directory: directory.url, options: journalOptions())
             for index in 0..<4 { try journal.append(generatedBatch(first: index * 10, count: 3)) }
-            try journal.append([.setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 5)), for: .public)])
+            try journal.append([.setMetadata(BookmarkIndexMetadata(
+                lastFullSync: Date(timeIntervalSinceReferenceDate: 5),
+                unbookmarkedInApp: [77: Date(timeIntervalSinceReferenceDate: 6)], bookmarkedInApp: [3: Date(timeIntervalSinceReferenceDate: 7)]
+            ), for: .public)])
             try journal.close()
         }
         var bytes = directory.journalBytes()
@@ -134,7 +137,10 @@ struct JournalRecoveryTests {
         let journal = try JournalStorage(directory: directory.url, options: journalOptions(salvage: true))
         let state = try journal.load()
         #expect(state.count(in: .public) == 9)
-        #expect(state.metadata(for: .public) == BookmarkIndexMetadata())
+        // The sync times go; what the app recorded (a tombstone, its own bookmark) stays.
+        #expect(state.metadata(for: .public) == BookmarkIndexMetadata(
+            unbookmarkedInApp: [77: Date(timeIntervalSinceReferenceDate: 6)], bookmarkedInApp: [3: Date(timeIntervalSinceReferenceDate: 7)]
+        ))
         #expect(state.metadata(for: .private) == BookmarkIndexMetadata())
     }
 
