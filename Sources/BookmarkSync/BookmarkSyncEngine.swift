@@ -224,7 +224,7 @@ public actor BookmarkSyncEngine {
                 let total = try await source.totalCount(of: restrict)
                 machine.totalFetched(total, now: clock.now)
             } catch {
-                machine.fetchFailed(BookmarkSyncError(classifying: error), now: clock.now)
+                await failed(BookmarkSyncError(classifying: error))
             }
         case .firstPage(let restrict), .nextPage(_, let restrict):
             let page: BookmarkPage
@@ -235,7 +235,7 @@ public actor BookmarkSyncEngine {
                     page = try await source.firstPage(of: restrict)
                 }
             } catch {
-                machine.fetchFailed(BookmarkSyncError(classifying: error), now: clock.now)
+                await failed(BookmarkSyncError(classifying: error))
                 return
             }
             await withStore {
@@ -251,6 +251,15 @@ public actor BookmarkSyncEngine {
                     )
                 }
             }
+        }
+    }
+
+    /// Tells the machine the request failed, and writes the pause it records, if any, so that a
+    /// restart keeps it. A pause that cannot be written still holds in this process.
+    private func failed(_ error: BookmarkSyncError) async {
+        await withStore {
+            let changes = machine.fetchFailed(error, index: await store.snapshot, now: clock.now)
+            if !changes.isEmpty { try? await store.apply(changes) }
         }
     }
 

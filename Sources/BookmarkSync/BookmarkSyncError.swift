@@ -32,6 +32,11 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         public static let storage = Code("storage")
         /// Anything else. Not retried.
         public static let other = Code("other")
+
+        /// The code named `name` (its ``description``); ``other`` for a name no code has.
+        static func named(_ name: String) -> Code {
+            [rateLimited, server, transport, unauthorized, undecodable, storage].first { $0.name == name } ?? other
+        }
     }
 
     /// What kind of failure this is.

@@ -98,6 +98,11 @@ struct SyncStateMachine: Sendable {
     /// A user intent to sync `restrict`. Decides whether it runs, queues, or is refused.
     mutating func request(_ restrict: Restrict, intent: Intent, index: BookmarkIndexState, now: Date) -> SyncRequestOutcome {
         guard isEnabled else { return .disabled }
+        // A pause recorded in the index (by this process or one before it) holds too.
+        if lists[restrict]?.pausedUntil == nil, let pause = index.metadata(for: restrict).pause, now < pause.until {
+            lists[restrict]?.pausedUntil = pause.until
+            lists[restrict]?.pauseReason = BookmarkSyncError(.named(pause.code), pause.message)
+        }
         if let until = lists[restrict]?.pausedUntil {
             if now < until { return .paused(until: until) }
             lists[restrict]?.pausedUntil = nil
@@ -266,6 +271,7 @@ struct SyncStateMachine: Sendable {
         job.pagesFetched += 1
         job.resumingCursor = false
         var metadata = index.metadata(for: restrict)
+        metadata.pause = nil
         dropExpiredTombstones(&metadata, now: now)
         let tombstoned = metadata.unbookmarkedInApp
         let recordedInApp = metadata.bookmarkedInApp
@@ -374,14 +380,18 @@ struct SyncStateMachine: Sendable {
     /// when longer) and pause the list after too many in a row, or at once when the server's
     /// `Retry-After` is as long as a pause; others end the sync and show. A `Retry-After` also
     /// holds every request of the other list until then: the server's limits are the account's.
-    mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) {
-        guard var job = finishRequest(now: now) else { return }
+    ///
+    /// With `index`, a pause is also returned as the list's metadata to write, so that it holds
+    /// across a restart.
+    @discardableResult
+    mutating func fetchFailed(_ error: BookmarkSyncError, index: BookmarkIndexState? = nil, now: Date) -> [BookmarkChange] {
+        guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
         guard error.isRetryable else {
             // A saved cursor that fails this way would fail again: the next walk starts over.
             if job.resumingCursor { lists[restrict]?.cursorRejected = true }
             fail(restrict, error)
-            return
+            return []
         }
         let failures = (lists[restrict]?.consecutiveFailures ?? 0) + 1
         lists[restrict]?.consecutiveFailures = failures
@@ -389,17 +399,21 @@ struct SyncStateMachine: Sendable {
             accountWaitUntil = max(accountWaitUntil ?? now, now + min(retryAfter, configuration.maximumPause))
         }
         if failures >= configuration.failuresBeforePause || error.retryAfter.map({ $0 > 0 && $0 >= configuration.pauseDuration }) ?? false {
-            lists[restrict]?.pausedUntil = now + configuration.pause(retryAfter: error.retryAfter)
+            let until = now + configuration.pause(retryAfter: error.retryAfter)
+            lists[restrict]?.pausedUntil = until
             lists[restrict]?.pauseReason = error
             lists[restrict]?.consecutiveFailures = 0
             active = nil
             // Nothing of this list runs during the pause, not even a refresh queued behind it.
             queue.removeAll { $0.restrict == restrict }
-            return
+            guard var metadata = index?.metadata(for: restrict) else { return [] }
+            metadata.pause = ListPause(until: until, code: error.code.description, message: error.message)
+            return [.setMetadata(metadata, for: restrict)]
         }
         job.attempt = failures
         job.retryAt = now + configuration.backoff(attempt: failures, retryAfter: error.retryAfter)
         active = job
+        return []
     }
 
     /// Writing a page's batch failed: the sync ends (its saved cursor is where it was).
@@ -522,6 +536,9 @@ struct SyncStateMachine: Sendable {
         }
         if let failure = list.failure { return .failed(failure) }
         let metadata = index.metadata(for: restrict)
+        if let pause = metadata.pause, now < pause.until {
+            return .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
+        }
         return .idle(lastFullSync: metadata.lastFullSync, lastDeltaSync: metadata.lastDeltaSync)
     }
 }

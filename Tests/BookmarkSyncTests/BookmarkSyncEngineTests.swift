@@ -184,6 +184,40 @@ import Testing
         #expect(await later.store.metadata(for: .public).unbookmarkedInApp.isEmpty)
     }
 
+    /// A pause is kept with the index: a process started again during it (a cron job running
+    /// `bookmarks sync`, an app relaunched) sends nothing until it ends.
+    @Test func aPauseSurvivesARestart() async throws {
+        let h = try Harness()
+        h.source.add(illusts(1, count: 40), to: .public)
+        await h.syncBoth()
+        await h.clock.advance(by: 61)
+        h.source.setFaultRule { _, _ in BookmarkSyncError(.rateLimited, "429", retryAfter: 7_200) }
+        #expect(await h.engine.startAutoSync(for: .public) == .started)
+        await h.run()
+        let pausedAt = h.clock.now
+        guard case .paused(let until, let reason) = await h.engine.currentStatus().publicList else {
+            Issue.record("a two-hour Retry-After pauses the list")
+            return
+        }
+        #expect(until == pausedAt + 7_200)
+        #expect(await h.store.metadata(for: .public).pause == ListPause(until: until, code: "rateLimited", message: reason.message))
+
+        h.source.setFaultRule(nil)
+        h.source.clearLog()
+        let restarted = try h.restarted()
+        #expect(await restarted.engine.currentStatus().publicList == .paused(until: until, reason: BookmarkSyncError(.rateLimited, reason.message)))
+        #expect(await restarted.engine.startAutoSync(for: .public) == .paused(until: until))
+        await restarted.run()
+        #expect(h.source.requests.isEmpty, "nothing is sent during the pause")
+
+        // Once it has passed, the next sync runs and its first page clears the record.
+        await h.clock.advance(by: 7_200)
+        #expect(await restarted.engine.startAutoSync(for: .public) == .started)
+        await restarted.run()
+        #expect(h.source.requests.map(\.kind) == [.firstPage])
+        #expect(await restarted.store.metadata(for: .public).pause == nil)
+    }
+
     @Test func privateRequestedWhilePublicSyncsIsQueuedAndRequestsNeverOverlapOrCrowd() async throws {
         let h = try Harness(latency: 0.2)
         h.source.add(illusts(1, count: 130), to: .public)

@@ -141,6 +141,15 @@ enum JournalCodec {
             // Written only when there are some, so most metadata reads as it always has.
             appendInAppRecords("unbookmarked", metadata.unbookmarkedInApp, to: &writer)
             appendInAppRecords("bookmarked", metadata.bookmarkedInApp, to: &writer)
+            if let pause = metadata.pause {
+                writer.raw(",\"pause\":{\"until\":")
+                writer.double(pause.until.timeIntervalSinceReferenceDate)
+                writer.raw(",\"code\":")
+                writer.string(pause.code)
+                writer.raw(",\"message\":")
+                writer.string(pause.message)
+                writer.byte(UInt8(ascii: "}"))
+            }
             writer.raw("}}")
         }
     }
@@ -415,6 +424,18 @@ enum JournalCodec {
             }
             else if key.equals("unbookmarked") { metadata.unbookmarkedInApp = try readInAppRecords(&reader) }
             else if key.equals("bookmarked") { metadata.bookmarkedInApp = try readInAppRecords(&reader) }
+            else if key.equals("pause") {
+                let start = reader.position
+                var until: Date?, code: String?, message: String?
+                try reader.readObject { reader, key in
+                    if key.equals("until") { until = try readDate(&reader) }
+                    else if key.equals("code") { code = try reader.readString() }
+                    else if key.equals("message") { message = try reader.readString() }
+                    else { try reader.skipValue() }
+                }
+                guard let until, let code, let message else { throw reader.error("a pause needs until, code and message", at: start) }
+                metadata.pause = ListPause(until: until, code: code, message: message)
+            }
             else { try reader.skipValue() }
         }
         return metadata

@@ -20,6 +20,10 @@ public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
     /// Works the app bookmarked since the list's last complete sync, by illust ID, with when:
     /// a delta does not take them for ground a sync already confirmed.
     public var bookmarkedInApp: [Int: Date]
+    /// A pause the sync engine put the list in (after repeated failures, or a server's long
+    /// `Retry-After`), kept with the index so that a process started again during it waits it
+    /// out too; `nil` when none was recorded since the last page synced.
+    public var pause: ListPause?
 
     /// Creates metadata; all dates default to "never".
     public init(
@@ -28,7 +32,8 @@ public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
         fullSyncCursor: FullSyncCursor? = nil,
         schemaVersion: Int = BookmarkIndexMetadata.currentSchemaVersion,
         unbookmarkedInApp: [Int: Date] = [:],
-        bookmarkedInApp: [Int: Date] = [:]
+        bookmarkedInApp: [Int: Date] = [:],
+        pause: ListPause? = nil
     ) {
         self.lastFullSync = lastFullSync
         self.lastDeltaSync = lastDeltaSync
@@ -36,10 +41,11 @@ public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
         self.schemaVersion = schemaVersion
         self.unbookmarkedInApp = unbookmarkedInApp
         self.bookmarkedInApp = bookmarkedInApp
+        self.pause = pause
     }
 
     private enum CodingKeys: String, CodingKey {
-        case lastFullSync, lastDeltaSync, fullSyncCursor, schemaVersion, unbookmarkedInApp, bookmarkedInApp
+        case lastFullSync, lastDeltaSync, fullSyncCursor, schemaVersion, unbookmarkedInApp, bookmarkedInApp, pause
     }
 
     /// Decodes metadata; the in-app records, which older encodings lack, default to none.
@@ -51,6 +57,24 @@ public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
         schemaVersion = try container.decode(Int.self, forKey: .schemaVersion)
         unbookmarkedInApp = try container.decodeIfPresent([Int: Date].self, forKey: .unbookmarkedInApp) ?? [:]
         bookmarkedInApp = try container.decodeIfPresent([Int: Date].self, forKey: .bookmarkedInApp) ?? [:]
+        pause = try container.decodeIfPresent(ListPause.self, forKey: .pause)
+    }
+}
+
+/// Until when a list's syncing is paused, and why, as the sync engine records it.
+public struct ListPause: Sendable, Hashable, Codable {
+    /// When the pause ends.
+    public var until: Date
+    /// The code of the error that caused it (the sync engine's error code, by name).
+    public var code: String
+    /// What went wrong, as the error said.
+    public var message: String
+
+    /// Creates a pause record.
+    public init(until: Date, code: String, message: String) {
+        self.until = until
+        self.code = code
+        self.message = message
     }
 }
 

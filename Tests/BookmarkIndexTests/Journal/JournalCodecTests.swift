@@ -75,6 +75,8 @@ struct JournalCodecTests {
                 unbookmarkedInApp: [40: Date(timeIntervalSinceReferenceDate: 1.25), Int.max: Date(timeIntervalSinceReferenceDate: -3)],
                 bookmarkedInApp: [7: Date(timeIntervalSinceReferenceDate: 800_000_000.5)]
             ), for: .private),
+            // A pause the engine recorded.
+            .setMetadata(BookmarkIndexMetadata(pause: ListPause(until: Date(timeIntervalSinceReferenceDate: 9.5), code: "rateLimited", message: "429 \"slow\" down")), for: .public),
         ]
         #expect(try roundTrip(changes) == changes)
     }
