@@ -477,41 +477,19 @@ extension ListIndex {
         var refCounts = [Int32](repeating: 0, count: nameOfRef.count)
         var rowCounts = [Int32](repeating: 0, count: tags.count)
         var rowSums = [UInt64](repeating: 0, count: tags.count)
-        var badRow: Int?
-        parts.slots.withUnsafeBufferPointer { slots in
-        parts.tagRefs.withUnsafeBufferPointer { tagRefs in
-        nameOfRef.withUnsafeBufferPointer { nameOfRef in
-        refCounts.withUnsafeMutableBufferPointer { refCounts in
-        rowCounts.withUnsafeMutableBufferPointer { rowCounts in
-        rowSums.withUnsafeMutableBufferPointer { rowSums in
-            var names: [Int] = []
-            for slot in slots.indices where slots[slot].isLive {
-                let row = slots[slot]
-                guard row.tagStart >= 0 && row.tagStart <= tagRefs.count - Int(row.tagCount) else {
-                    badRow = slot
-                    return
-                }
-                live[slot] = true
-                let hash = mix(slot)
-                names.removeAll(keepingCapacity: true)
-                for index in row.tagRange {
-                    let ref = Int(tagRefs[index])
-                    refCounts[ref] += 1
-                    let name = Int(nameOfRef[ref])
-                    // A row has a handful of tags: a linear check for a repeated name.
-                    if names.contains(name) { continue }
-                    names.append(name)
-                    rowCounts[name] += 1
-                    rowSums[name] &+= hash
-                }
+        for (slot, row) in parts.slots.enumerated() where row.isLive {
+            guard row.tagStart >= 0 && row.tagStart <= parts.tagRefs.count - Int(row.tagCount) else {
+                throw InconsistentParts(reason: "row \(slot)'s tags are out of bounds")
+            }
+            live[slot] = true
+            let hash = mix(slot)
+            let rowTags = parts.tagRefs[row.tagRange]
+            for ref in rowTags { refCounts[Int(ref)] += 1 }
+            forEachName(rowTags, nameOfRef: nameOfRef) { name in
+                rowCounts[Int(name)] += 1
+                rowSums[Int(name)] &+= hash
             }
         }
-        }
-        }
-        }
-        }
-        }
-        if let badRow { throw InconsistentParts(reason: "row \(badRow)'s tags are out of bounds") }
         for name in tagCount..<rowCounts.count where rowCounts[name] != 0 {
             throw InconsistentParts(reason: "rows carry tag \(name), which has no postings")
         }
