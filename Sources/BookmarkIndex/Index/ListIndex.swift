@@ -559,13 +559,12 @@ extension ListIndex {
     /// ``checkedTagIndex(_:tags:)`` gave `postings` and `refCounts`, and
     /// ``checkOrder(_:slots:)`` and ``checkSlots(_:)`` passed. What is left to check here is
     /// what ties them together.
-    init(parts: Parts, slotByIllust: [Int: Int32], postings: [Postings], refCounts: [Int32], nameCount: Int) throws(InconsistentParts) {
+    init(parts: Parts, slotByIllust: [Int: Int32], postings: [Postings], refCounts: [Int32]) throws(InconsistentParts) {
         let slotCount = parts.slots.count
         guard slotByIllust.count + parts.freeSlots.count == slotCount else {
             throw InconsistentParts(reason: "the free slots do not account for the empty rows")
         }
         guard parts.order.count == slotByIllust.count else { throw InconsistentParts(reason: "the order does not hold every row once") }
-        guard postings.count <= nameCount else { throw InconsistentParts(reason: "postings name tags the tag table does not have") }
         self.slots = parts.slots
         self.freeSlots = parts.freeSlots
         self.slotByIllust = slotByIllust

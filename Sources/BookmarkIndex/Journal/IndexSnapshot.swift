@@ -284,7 +284,7 @@ enum IndexSnapshot {
                 let checked = try list.tagIndex.wait()
                 state.lists[index] = try ListIndex(
                     parts: list.parts, slotByIllust: slotByIllust, postings: checked.postings,
-                    refCounts: checked.refCounts, nameCount: state.tags.count
+                    refCounts: checked.refCounts
                 )
             } catch let error as ListIndex.InconsistentParts {
                 throw Unusable(reason: "its \(restrict.rawValue) list is inconsistent: \(error.reason)")
@@ -368,16 +368,8 @@ enum IndexSnapshot {
         let fileSystem: any JournalFileSystem
 
         func read<Element: BitwiseCopyable>(count: Int) throws -> [Element] {
-            try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-                let raw = UnsafeMutableRawBufferPointer(buffer)
-                var filled = 0
-                while filled < raw.count {
-                    let read = try fileSystem.read(file, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
-                    if read == 0 { throw Unusable(reason: "it is cut short") }
-                    filled += read
-                }
-                initialized = count
-            }
+            guard let array: [Element] = try fileSystem.readArray(file, count: count) else { throw Unusable(reason: "it is cut short") }
+            return array
         }
 
         /// Whether the file is exactly `length` bytes long (at least one): two one-byte reads at

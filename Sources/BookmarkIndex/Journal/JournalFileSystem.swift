@@ -54,6 +54,30 @@ public protocol JournalFileSystem: Sendable {
 }
 
 extension JournalFileSystem {
+    /// The next `count` elements' bytes of `file`, read straight into a new array; `nil` when
+    /// the file ends first.
+    func readArray<Element: BitwiseCopyable>(_ file: JournalFileHandle, count: Int) throws -> [Element]? {
+        do {
+            return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                var filled = 0
+                while filled < raw.count {
+                    let read = try self.read(file, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+                    if read == 0 { throw EndOfFile() }
+                    filled += read
+                }
+                initialized = count
+            }
+        } catch is EndOfFile {
+            return nil
+        }
+    }
+}
+
+/// The file ended before an exact read was filled.
+private struct EndOfFile: Error {}
+
+extension JournalFileSystem {
     /// The whole file, or `nil` when there is none.
     public func contents(atPath path: String) throws -> [UInt8]? {
         guard let file = try openForReading(atPath: path) else { return nil }

@@ -586,14 +586,7 @@ public final class JournalStorage: BookmarkStorage {
         // Compaction writes lines of a thousand bookmarks; nothing the journal writes is near this.
         guard lineLength <= 64 << 20 else { return notThere }
         try fileSystem.seek(journal, toOffset: coverage.lastLineOffset)
-        var line = [UInt8](repeating: 0, count: lineLength)
-        var filled = 0
-        while filled < lineLength {
-            let count = try line.withUnsafeMutableBytes { try fileSystem.read(journal, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
-            if count == 0 { return notThere }
-            filled += count
-        }
-        guard line.last == 0x0A, line.dropLast().firstIndex(of: 0x0A) == nil else { return notThere }
+        guard let line: [UInt8] = try fileSystem.readArray(journal, count: lineLength), line.last == 0x0A, line.dropLast().firstIndex(of: 0x0A) == nil else { return notThere }
         let matches = line.withUnsafeBytes { bytes -> Bool in
             let text = UnsafeRawBufferPointer(rebasing: bytes.dropLast())
             guard (try? JournalCodec.verifyChecksum(text)) != nil else { return false }

@@ -603,7 +603,7 @@ struct IndexSnapshotTests {
             try ListIndex.checkSlots(parts)
             try ListIndex.checkOrder(parts.order, slots: parts.slots)
             let checked = try ListIndex.checkedTagIndex(parts, tags: state.tags)
-            return try ListIndex(parts: parts, slotByIllust: rows, postings: checked.postings, refCounts: checked.refCounts, nameCount: state.tags.count)
+            return try ListIndex(parts: parts, slotByIllust: rows, postings: checked.postings, refCounts: checked.refCounts)
         }
         _ = try build(good)
 
