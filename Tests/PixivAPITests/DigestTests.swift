@@ -1,8 +1,9 @@
 import Testing
 @testable import PixivAPI
 
-/// SHA-256 and MD5 against their standards' published vectors, against Python's `hashlib` for
-/// every length across the padding's block boundaries, and in Pixiv's `X-Client-Hash`.
+/// SHA-256, MD5, base64url and hex against their standards' published vectors, against Python's
+/// `hashlib` for every length across the padding's block boundaries, and in the two uses the
+/// client has for them: OAuth PKCE's `S256` challenge and Pixiv's `X-Client-Hash`.
 @Suite struct DigestTests {
     private func sha256(_ text: String) -> String { Hex.encode(SHA256.hash(text.utf8)) }
     private func md5(_ text: String) -> String { Hex.encode(MD5.hash(text.utf8)) }
@@ -83,9 +84,40 @@ import Testing
         }
     }
 
+    /// RFC 4648 §10's vectors, written the base64url way without padding, and bytes that need
+    /// the two digits where base64url differs from base64 (`+/` there, `-_` here).
+    @Test func base64URLOfTheRFC4648Vectors() {
+        #expect(Base64URL.encode("".utf8) == "")
+        #expect(Base64URL.encode("f".utf8) == "Zg")
+        #expect(Base64URL.encode("fo".utf8) == "Zm8")
+        #expect(Base64URL.encode("foo".utf8) == "Zm9v")
+        #expect(Base64URL.encode("foob".utf8) == "Zm9vYg")
+        #expect(Base64URL.encode("fooba".utf8) == "Zm9vYmE")
+        #expect(Base64URL.encode("foobar".utf8) == "Zm9vYmFy")
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")  // "+/+/" in base64
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")  // "+/8=" in base64
+    }
+
     @Test func hexIsLowercaseTwoDigitsPerByte() {
         #expect(Hex.encode([]) == "")
         #expect(Hex.encode([0x00, 0x0F, 0xA5, 0xFF]) == "000fa5ff")
+    }
+
+    /// RFC 7636 Appendix B: the 32 random octets encode to the code verifier, whose SHA-256
+    /// encodes to the `S256` code challenge.
+    @Test func pkceExampleOfRFC7636() {
+        let octets: [UInt8] = [
+            116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186,
+            22, 212, 37, 77, 105, 214, 191, 240, 91, 88, 5, 88, 83, 132, 141, 121,
+        ]
+        let verifier = Base64URL.encode(octets)
+        #expect(verifier == "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        let digest = SHA256.hash(verifier.utf8)
+        #expect(digest == [
+            19, 211, 30, 150, 26, 26, 216, 236, 47, 22, 177, 12, 76, 152, 46, 8,
+            118, 168, 120, 173, 109, 241, 68, 86, 110, 225, 137, 74, 203, 112, 249, 195,
+        ])
+        #expect(Base64URL.encode(digest) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }
 
     /// Pixiv's `X-Client-Hash`: the lowercase hex MD5 of the `X-Client-Time` text followed by the
