@@ -18,6 +18,8 @@ extension FakePixiv {
         case userDetail
         /// `POST /auth/token`, the OAuth endpoint.
         case token
+        /// `GET /web/v1/login`, the web login page of a sign-in.
+        case login
         /// Any path the fake does not serve (answered 404).
         case unknown
 
@@ -31,6 +33,7 @@ extension FakePixiv {
             case ("POST", "/v1/illust/bookmark/delete"): self = .deleteBookmark
             case ("GET", "/v1/user/detail"): self = .userDetail
             case ("POST", "/auth/token"): self = .token
+            case ("GET", "/web/v1/login"): self = .login
             default: self = .unknown
             }
         }
@@ -121,7 +124,11 @@ enum PixivBodies {
 
     static let oauthRejected = error(message: "Error occurred at the OAuth process. Please check your Access Token to fix this. Error Message: invalid_grant")
 
-    static let invalidGrant = json(["has_error": true, "errors": ["system": ["message": "invalid_grant", "code": 1508]]])
+    /// The token endpoint's error, as Pixiv answers it: the OAuth word at the top level, a human
+    /// message and the (shared) code under `errors.system`.
+    static func oauth(_ word: String, message: String, code: Int = 1508) -> Data {
+        json(["has_error": true, "errors": ["system": ["message": message, "code": code]], "error": word])
+    }
 
     static func json(_ object: Any) -> Data {
         // Every object built here is made of JSON types, so serialization cannot fail.

@@ -100,6 +100,7 @@ extension FakePixiv {
     /// Serves a call with no fault.
     private func serve(_ call: Call, at date: Date) -> HTTPResponse {
         if call.endpoint == .token { return serveToken(call, at: date) }
+        if call.endpoint == .login { return serveLogin(call, at: date) }
         if call.endpoint == .unknown { return Self.json(404, PixivBodies.error(message: "Not Found")) }
         return state.withLock { state in
             guard let token = Self.bearer(call.headers), let expiry = state.tokens[token], date < expiry else {
@@ -113,38 +114,8 @@ extension FakePixiv {
             case .addBookmark: return addBookmark(call, state: &state)
             case .deleteBookmark: return deleteBookmark(call, state: &state)
             case .userDetail: return userDetail(call, state: state)
-            case .token, .unknown: return Self.notFound
+            case .token, .login, .unknown: return Self.notFound
             }
-        }
-    }
-
-    private func serveToken(_ call: Call, at date: Date) -> HTTPResponse {
-        guard call.value("grant_type") == "refresh_token" else {
-            return Self.json(400, PixivBodies.json(["has_error": true, "errors": ["system": ["message": "invalid_request", "code": 1508]]]))
-        }
-        guard !(call.value("client_id") ?? "").isEmpty, !(call.value("client_secret") ?? "").isEmpty else {
-            return Self.json(400, PixivBodies.json(["has_error": true, "errors": ["system": ["message": "invalid_client", "code": 1508]]]))
-        }
-        return state.withLock { state in
-            guard state.refreshTokenIsValid, call.value("refresh_token") == state.refreshToken else {
-                return Self.json(400, PixivBodies.invalidGrant)
-            }
-            let lifetime = Int(Self.seconds(accessTokenLifetime))
-            let token = state.issueToken(expiresAt: date.addingTimeInterval(TimeInterval(lifetime)))
-            state.refreshCount += 1
-            if state.rotatesRefreshTokens { state.refreshToken = "rotated-refresh-token-\(state.refreshCount)" }
-            let user: [String: Any] = [
-                "id": String(userID), "name": "fake", "account": "fake_\(userID)", "mail_address": "",
-                "is_premium": false, "x_restrict": 2, "is_mail_authorized": true,
-                "profile_image_urls": ["px_16x16": "", "px_50x50": "", "px_170x170": ""],
-            ]
-            let body: [String: Any] = [
-                "access_token": token, "expires_in": lifetime, "token_type": "bearer",
-                "scope": "", "refresh_token": state.refreshToken, "user": user,
-            ]
-            var response = body
-            response["response"] = body
-            return Self.json(200, PixivBodies.json(response))
         }
     }
 

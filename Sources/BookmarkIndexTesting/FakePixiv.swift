@@ -221,6 +221,7 @@ extension FakePixiv {
         var refreshTokenIsValid = true
         var rotatesRefreshTokens = false
         var refreshCount = 0
+        var oauth = OAuthState()
 
         mutating func reset() {
             lists = [.public: [], .private: []]

@@ -216,6 +216,7 @@ public final class LoopbackServer: Sendable {
         switch status {
         case 100: "Continue"
         case 200: "OK"
+        case 302: "Found"
         case 400: "Bad Request"
         case 401: "Unauthorized"
         case 403: "Forbidden"

@@ -23,8 +23,11 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         /// The network failed before a response arrived (timeout, connection lost). Retried
         /// with backoff.
         public static let transport = Code("transport")
+        /// Pixiv's front end (Cloudflare) blocked the request with an HTML page. Retried, but
+        /// only after a long wait (``SyncConfiguration/blockedWait``, or a longer `Retry-After`).
+        public static let blocked = Code("blocked")
         /// The credentials were rejected or the refresh token is dead. Not retried: the user
-        /// must sign in again.
+        /// must sign in again; the message says so.
         public static let unauthorized = Code("unauthorized")
         /// The response could not be understood. Not retried: retrying would get the same body.
         public static let undecodable = Code("undecodable")
@@ -35,7 +38,7 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
 
         /// The code named `name` (its ``description``); ``other`` for a name no code has.
         static func named(_ name: String) -> Code {
-            [rateLimited, server, transport, unauthorized, undecodable, storage].first { $0.name == name } ?? other
+            [rateLimited, server, transport, blocked, unauthorized, undecodable, storage].first { $0.name == name } ?? other
         }
     }
 
@@ -56,9 +59,9 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         self.underlying = underlying
     }
 
-    /// Whether the engine retries after this failure (rate limit, 5xx, transport).
+    /// Whether the engine retries after this failure (rate limit, 5xx, transport, blocked).
     public var isRetryable: Bool {
-        code == .rateLimited || code == .server || code == .transport
+        code == .rateLimited || code == .server || code == .transport || code == .blocked
     }
 
     /// Classifies any error: a ``BookmarkSyncError`` as itself, anything else as ``Code/other``.

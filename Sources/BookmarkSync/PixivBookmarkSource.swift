@@ -9,8 +9,9 @@ import PixivAPI
 /// verbatim as the page token, so a saved cursor resumes exactly where Pixiv said), or the
 /// user's detail for the public total (Pixiv shows no private total, so that one is `nil`
 /// without a request). `PixivError`s become ``BookmarkSyncError``s the engine branches on:
-/// rate limits, 5xx and network failures are retried with backoff; auth and undecodable
-/// responses are not.
+/// rate limits, 5xx and network failures are retried with backoff, a Cloudflare block after a
+/// long wait; auth and undecodable responses are not, and a dead refresh token says to sign in
+/// again.
 public struct PixivBookmarkSource: BookmarkSource {
     private let client: PixivClient
     private let userID: Int
@@ -67,14 +68,18 @@ public struct PixivBookmarkSource: BookmarkSource {
 }
 
 extension BookmarkSyncError {
-    /// The engine's view of a Pixiv client error.
+    /// The engine's view of a Pixiv client error: rate limit, server, transport and blocked as
+    /// themselves (retried); a dead refresh token, a rejected access token and refused client
+    /// credentials as ``Code/unauthorized``, with a message that says to sign in again (or to
+    /// fix the credentials); undecodable as itself; anything else as ``Code/other``.
     public init(pixivError error: PixivError) {
         let code: Code
         switch error.code {
         case .rateLimited: code = .rateLimited
         case .server: code = .server
         case .transport: code = .transport
-        case .unauthorized, .invalidRefreshToken: code = .unauthorized
+        case .blocked: code = .blocked
+        case .invalidRefreshToken, .invalidClient, .unauthorized: code = .unauthorized
         case .undecodable: code = .undecodable
         default: code = .other
         }

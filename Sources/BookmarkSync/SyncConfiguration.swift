@@ -27,6 +27,11 @@ public struct SyncConfiguration: Sendable, Hashable {
     /// The longest any pause lasts, however far off a server's `Retry-After` is: a bogus
     /// header cannot stop a list for good. Default 24 hours.
     public var maximumPause: TimeInterval
+    /// How long the account waits after Pixiv's front end (Cloudflare) blocked a request with
+    /// an HTML page (``BookmarkSyncError/Code/blocked``), unless its `Retry-After` is longer:
+    /// such blocks last long, and retrying within seconds prolongs them. As long as a pause,
+    /// it pauses the list. Default 1 hour.
+    public var blockedWait: TimeInterval
     /// How long an in-app unbookmark keeps a fetched page from re-adding the work. Default
     /// 10 minutes.
     public var tombstoneLifetime: TimeInterval
@@ -44,6 +49,7 @@ public struct SyncConfiguration: Sendable, Hashable {
         failuresBeforePause: Int = 3,
         pauseDuration: TimeInterval = 60 * 60,
         maximumPause: TimeInterval = 24 * 60 * 60,
+        blockedWait: TimeInterval = 60 * 60,
         tombstoneLifetime: TimeInterval = 10 * 60,
         pageSize: Int = 30
     ) {
@@ -56,6 +62,7 @@ public struct SyncConfiguration: Sendable, Hashable {
         self.failuresBeforePause = failuresBeforePause
         self.pauseDuration = pauseDuration
         self.maximumPause = maximumPause
+        self.blockedWait = blockedWait
         self.tombstoneLifetime = tombstoneLifetime
         self.pageSize = pageSize
     }

@@ -386,6 +386,11 @@ struct SyncStateMachine: Sendable {
     @discardableResult
     mutating func fetchFailed(_ error: BookmarkSyncError, index: BookmarkIndexState? = nil, now: Date) -> [BookmarkChange] {
         guard var job = finishRequest(now: now) else { return [] }
+        var error = error
+        if error.code == .blocked {
+            // A block is waited out like a long Retry-After: it holds the account and pauses the list.
+            error.retryAfter = max(error.retryAfter ?? 0, configuration.blockedWait)
+        }
         let restrict = job.restrict
         guard error.isRetryable else {
             // A saved cursor that fails this way would fail again: the next walk starts over.

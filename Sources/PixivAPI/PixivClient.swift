@@ -8,50 +8,6 @@ import Foundation
 /// `CancellationError`. The client never retries on its own otherwise: pacing and backoff are
 /// the caller's (see ``PixivError/isRetryable`` and ``PixivError/retryAfter``).
 public struct PixivClient: Sendable {
-    /// Where the API lives and which app headers to send.
-    public struct Configuration: Sendable, Hashable {
-        /// The API's base URL, for example `https://app-api.pixiv.net/`.
-        public var baseURL: URL
-        /// The OAuth token endpoint, for example `https://oauth.secure.pixiv.net/auth/token`.
-        public var tokenURL: URL
-        /// Headers sent with every request, as Pixiv's apps send them: `User-Agent`, `App-OS`,
-        /// `App-OS-Version`, `App-Version`, and `Accept-Language`, which decides the language of
-        /// tags' `translated_name`.
-        public var appHeaders: HTTPHeaders
-        /// How long one request may take.
-        public var timeout: Duration
-
-        /// Creates a configuration; the defaults are Pixiv's production hosts and the iOS app's
-        /// headers.
-        public init(
-            baseURL: URL = URL(string: "https://app-api.pixiv.net/")!,
-            tokenURL: URL = URL(string: "https://oauth.secure.pixiv.net/auth/token")!,
-            userAgent: String = "PixivIOSApp/7.13.3 (iOS 16.0; iPhone13,2)",
-            appOS: String = "ios",
-            appOSVersion: String = "16.0",
-            appVersion: String = "7.13.3",
-            acceptLanguage: String = "en-US",
-            timeout: Duration = .seconds(30)
-        ) {
-            self.baseURL = baseURL
-            self.tokenURL = tokenURL
-            self.appHeaders = [
-                "User-Agent": userAgent,
-                "App-OS": appOS,
-                "App-OS-Version": appOSVersion,
-                "App-Version": appVersion,
-                "Accept-Language": acceptLanguage,
-            ]
-            self.timeout = timeout
-        }
-
-        /// A configuration whose API and token endpoint both live under `baseURL` (the token
-        /// endpoint at `auth/token`), as the project's loopback Pixiv serves them.
-        public static func local(_ baseURL: URL, timeout: Duration = .seconds(30)) -> Configuration {
-            Configuration(baseURL: baseURL, tokenURL: baseURL.appendingPathComponent("auth/token"), timeout: timeout)
-        }
-    }
-
     /// The configuration the client was created with.
     public let configuration: Configuration
     private let transport: any HTTPTransport

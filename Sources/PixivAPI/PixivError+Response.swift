@@ -4,14 +4,20 @@ extension PixivError {
     /// The largest body prefix kept for an undecodable response.
     static let bodyPrefixLimit = 256
 
+    /// The largest prefix of a blocking HTML page kept in an error: enough to recognise it,
+    /// never the whole page.
+    static let blockedPagePrefixLimit = 120
+
     /// Classifies a response that is not a success: rate limited (429 or a `"Rate Limit"`
-    /// message under any status), server (5xx), not found (404), unauthorized (401, or Pixiv's
-    /// OAuth 400), bad request (other 4xx), undecodable (anything else).
+    /// message under any status), blocked (Cloudflare's HTML page), server (5xx), not found
+    /// (404), unauthorized (401, or Pixiv's OAuth 400), bad request (other 4xx), undecodable
+    /// (anything else).
     ///
     /// `redactBody` keeps the body's bytes out of the error (for the token endpoint).
     static func classify(_ response: HTTPResponse, now: Date, redactBody: Bool = false) -> PixivError {
         let body = PixivErrorBody(json: response.body)
-        let prefix = (body == nil && !redactBody) ? bodyPrefix(of: response.body) : nil
+        let blocked = body == nil && isBlockingPage(response)
+        let prefix = (body == nil && !redactBody) ? String(bodyPrefix(of: response.body).prefix(blocked ? blockedPagePrefixLimit : bodyPrefixLimit)) : nil
         let retryAfter = response.headers["Retry-After"].flatMap { parseRetryAfter($0, now: now) }
         let status = response.status
         let detail = body.map { $0.message.isEmpty ? $0.userMessage : $0.message } ?? ""
@@ -21,11 +27,14 @@ extension PixivError {
         if status == 429 || (body?.allText.localizedCaseInsensitiveContains("rate limit") ?? false) {
             return make(.rateLimited, "Pixiv is rate-limiting this account; wait before the next request")
         }
+        if blocked {
+            return make(.blocked, "Pixiv's front end (Cloudflare) blocked the request with an HTML page (HTTP \(status)); wait an hour before trying again from this network, and send fewer requests")
+        }
         if (500...599).contains(status) {
             return make(.server, "Pixiv failed with HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)"); retry later")
         }
         if status == 401 || (status == 400 && (body.map(isOAuthFailure) ?? false)) {
-            return make(.unauthorized, "Pixiv rejected the access token: \(detail)")
+            return make(.unauthorized, "Pixiv rejected the access token: \(detail). If a refreshed token is refused too, sign in again (with the bookmarks tool: bookmarks login)")
         }
         if status == 404 {
             return make(.notFound, "Pixiv has no such work or user\(detail.isEmpty ? "" : ": \(detail)")")
@@ -34,6 +43,22 @@ extension PixivError {
             return make(.badRequest, "Pixiv refused the request with HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)")")
         }
         return make(.undecodable, "unexpected HTTP status \(status)")
+    }
+
+    /// Whether `response` is a blocking page of Pixiv's front end rather than an answer of the
+    /// API: HTTP 403 or 503 with an HTML body (a 503 must also name Cloudflare, in its
+    /// body or its `Server` or `CF-RAY` header, since Pixiv's own failures are HTML too).
+    static func isBlockingPage(_ response: HTTPResponse) -> Bool {
+        guard response.status == 403 || response.status == 503 else { return false }
+        let contentType = response.headers["Content-Type"]?.lowercased() ?? ""
+        let start = String(decoding: response.body.prefix(2_048), as: UTF8.self)
+        let lowered = start.lowercased()
+        let trimmed = lowered.drop { $0.isWhitespace }
+        let isHTML = contentType.contains("text/html") || trimmed.hasPrefix("<!doctype html") || trimmed.hasPrefix("<html")
+        guard isHTML else { return false }
+        if response.status != 503 { return true }
+        return lowered.contains("cloudflare") || response.headers["CF-RAY"] != nil
+            || (response.headers["Server"]?.lowercased().contains("cloudflare") ?? false)
     }
 
     /// Whether the body is Pixiv's "your access token is no good" answer: `invalid_grant`,

@@ -23,6 +23,20 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
         public static let unauthorized = Code("unauthorized")
         /// The refresh token is dead (revoked or expired): the user must sign in again.
         public static let invalidRefreshToken = Code("invalidRefreshToken")
+        /// Pixiv's token endpoint refused the app's client credentials (`invalid_client`):
+        /// check ``PixivClient/Configuration/clientCredentials`` (the default is the published
+        /// pair).
+        public static let invalidClient = Code("invalidClient")
+        /// Pixiv refused a login code: it expired (codes last about 30 s after the login) or was
+        /// already used. Sign in again and exchange the new code at once.
+        public static let expiredLoginCode = Code("expiredLoginCode")
+        /// The text given as a login code is none: not a code, nor a `pixiv://account/login`
+        /// or callback address carrying one. No request was sent.
+        public static let invalidLoginCode = Code("invalidLoginCode")
+        /// Pixiv's front end (Cloudflare) answered with an HTML page instead of the API: the
+        /// network or the account is blocked for a while. Retryable, but only after a long wait
+        /// (an hour, not seconds); ``PixivError/bodyPrefix`` holds the page's first bytes.
+        public static let blocked = Code("blocked")
         /// The work or user does not exist (HTTP 404).
         public static let notFound = Code("notFound")
         /// Pixiv refused the request (another 4xx); ``PixivError/pixivError`` says why.
@@ -71,11 +85,15 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Whether the same request may succeed if sent again later: `true` for rate limiting,
-    /// server and transport failures; `false` for auth failures, bad requests, missing works
-    /// and undecodable responses, which will fail the same way again.
+    /// blocking, server and transport failures; `false` for auth failures, bad requests, missing
+    /// works and undecodable responses, which will fail the same way again.
     public var isRetryable: Bool {
-        code == .rateLimited || code == .server || code == .transport
+        code == .rateLimited || code == .server || code == .transport || code == .blocked
     }
+
+    /// The OAuth error word of a token-endpoint answer (`invalid_grant`, `invalid_client`,
+    /// `invalid_request`, …), when Pixiv sent one.
+    public var oauthError: String? { pixivError?.oauthError }
 
     /// The code, message, status, wait and cause; never a token.
     public var description: String {
@@ -88,8 +106,9 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Pixiv's error body: `{"error":{"user_message","message","reason","user_message_details"}}`,
-/// or the OAuth endpoint's `{"has_error":true,"errors":{"system":{"message","code"}}}`, which is
-/// read into ``message`` and ``oauthCode``.
+/// or the OAuth endpoint's `{"has_error":true,"errors":{"system":{"message","code"}},"error":"invalid_grant"}`,
+/// which is read into ``message``, ``oauthCode`` and ``oauthError`` (older answers lack the
+/// top-level `error`).
 public struct PixivErrorBody: Sendable, Hashable {
     /// The message meant for the user; often empty.
     public var userMessage: String
@@ -100,7 +119,11 @@ public struct PixivErrorBody: Sendable, Hashable {
     /// Extra details keyed by field, flattened to strings.
     public var userMessageDetails: [String: String]
     /// The OAuth endpoint's numeric error code (for example 1508), when the body came from it.
+    /// Pixiv uses 1508 for several failures: ``oauthError`` and ``message`` tell them apart.
     public var oauthCode: Int?
+    /// The OAuth endpoint's error word (`invalid_grant`, `invalid_client`, `invalid_request`),
+    /// when the body came from it and carried one.
+    public var oauthError: String?
 
     /// Creates an error body.
     public init(
@@ -108,13 +131,15 @@ public struct PixivErrorBody: Sendable, Hashable {
         message: String = "",
         reason: String = "",
         userMessageDetails: [String: String] = [:],
-        oauthCode: Int? = nil
+        oauthCode: Int? = nil,
+        oauthError: String? = nil
     ) {
         self.userMessage = userMessage
         self.message = message
         self.reason = reason
         self.userMessageDetails = userMessageDetails
         self.oauthCode = oauthCode
+        self.oauthError = oauthError
     }
 
     /// Parses either error shape; `nil` when `data` is neither.
@@ -129,15 +154,16 @@ public struct PixivErrorBody: Sendable, Hashable {
                 userMessageDetails: error.user_message_details?.strings ?? [:]
             )
         } else if let envelope = try? decoder.decode(OAuthEnvelope.self, from: data),
-                  let system = envelope.errors.system {
-            self.init(message: system.message ?? "", oauthCode: system.code)
+                  envelope.errors?.system != nil || envelope.error != nil {
+            let system = envelope.errors?.system
+            self.init(message: system?.message ?? "", oauthCode: system?.code, oauthError: envelope.error)
         } else {
             return nil
         }
     }
 
     /// Every text of the body, for matching `"Rate Limit"` and OAuth failures.
-    var allText: String { [userMessage, message, reason].joined(separator: "\n") }
+    var allText: String { [userMessage, message, reason, oauthError ?? ""].joined(separator: "\n") }
 
     private struct APIEnvelope: Decodable {
         struct Body: Decodable {
@@ -157,7 +183,8 @@ public struct PixivErrorBody: Sendable, Hashable {
             }
             var system: System?
         }
-        var errors: Errors
+        var errors: Errors?
+        var error: String?
     }
 }
 

@@ -63,8 +63,7 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     let configuration = PixivClient.Configuration.local(server.baseURL)
     let transport = URLSessionTransport()
     let tokens = RefreshTokenProvider(
-        refreshToken: pixiv.refreshToken, clientID: "bookmarks-demo", clientSecret: "bookmarks-demo",
-        configuration: configuration, transport: transport
+        refreshToken: pixiv.refreshToken, configuration: configuration, transport: transport
     )
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
     let store = try BookmarksIndexStore(directory: directory)

@@ -9,6 +9,9 @@ struct Command {
 
 let commands: [Command] = [
     Command(spec: demoSpec) { try await runDemo($0) },
+    Command(spec: loginSpec) { try await runLogin($0) },
+    Command(spec: logoutSpec) { try runLogout($0) },
+    Command(spec: statusSpec) { try await runStatus($0) },
     Command(spec: syncSpec) { try await runSync($0) },
     Command(spec: tagsSpec) { try await runTags($0); return 0 },
     Command(spec: listSpec) { try await runList($0); return 0 },

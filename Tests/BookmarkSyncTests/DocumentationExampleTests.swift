@@ -11,8 +11,7 @@ import Testing
         let (refreshToken, clientID, clientSecret, userID) = ("refresh", "client-id", "client-secret", 4242)
         let configuration = PixivClient.Configuration()
         let tokens = RefreshTokenProvider(
-            refreshToken: refreshToken, clientID: clientID, clientSecret: clientSecret,
-            configuration: configuration, transport: URLSessionTransport()
+            refreshToken: refreshToken, configuration: configuration, transport: URLSessionTransport()
         )
         let client = PixivClient(configuration: configuration, tokens: tokens)
         let store = try BookmarksIndexStore(storage: InMemoryStorage())

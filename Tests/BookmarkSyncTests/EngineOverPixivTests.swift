@@ -342,8 +342,7 @@ import Testing
         let clock = TestClock()
         let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(
-            refreshToken: pixiv.refreshToken, clientID: "id", clientSecret: "secret",
-            configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
+            refreshToken: pixiv.refreshToken, configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
         )
         let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
         h.pixiv.add(illusts(1, count: 100), to: .public)
@@ -415,8 +414,7 @@ import Testing
         let clock = TestClock()
         let pixiv = FakePixiv(userID: PixivHarness.userID, refreshToken: "r", now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(
-            refreshToken: "r", clientID: "id", clientSecret: "secret",
-            configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
+            refreshToken: "r", configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
         )
         let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
         h.pixiv.add(illusts(1, count: 10), to: .public)

@@ -154,8 +154,7 @@ import Testing
     @Test func aDeadRefreshTokenIsUnauthorized() async throws {
         let fixture = Fixture(public: Self.generator.illusts(count: 5, seed: 27)) { pixiv in
             RefreshTokenProvider(
-                refreshToken: pixiv.refreshToken, clientID: "id", clientSecret: "secret",
-                configuration: PixivClient.Configuration(), transport: pixiv
+                refreshToken: pixiv.refreshToken, configuration: PixivClient.Configuration(), transport: pixiv
             )
         }
         #expect(try await fixture.source.firstPage(of: .public).illusts.count == 5)
@@ -178,7 +177,8 @@ import Testing
     @Test func everyPixivCodeMapsAndRetryAfterKeepsFractions() {
         let cases: [(PixivError.Code, BookmarkSyncError.Code)] = [
             (.rateLimited, .rateLimited), (.server, .server), (.transport, .transport),
-            (.unauthorized, .unauthorized), (.invalidRefreshToken, .unauthorized),
+            (.unauthorized, .unauthorized), (.invalidRefreshToken, .unauthorized), (.invalidClient, .unauthorized),
+            (.blocked, .blocked), (.expiredLoginCode, .other), (.invalidLoginCode, .other),
             (.undecodable, .undecodable), (.notFound, .other), (.badRequest, .other),
         ]
         for (pixivCode, expected) in cases {

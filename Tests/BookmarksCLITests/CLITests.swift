@@ -2,70 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The `bookmarks` executable, run as a user would run it.
-struct CLI {
-    struct Result {
-        var status: Int32
-        var output: String
-        var error: String
-    }
-
-    static let executable: URL = {
-        // The test bundle and the executable are built into the same products directory.
-        let products = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var candidate = products.appendingPathComponent("bookmarks")
-        if !FileManager.default.isExecutableFile(atPath: candidate.path) {
-            // On Apple platforms the test bundle sits one level deeper.
-            candidate = products.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("bookmarks")
-        }
-        return candidate
-    }()
-
-    /// Runs the tool and waits for it on a thread of its own, so that a test waiting for a
-    /// process never holds one of Swift concurrency's few threads (other suites' loopback
-    /// servers need them to answer).
-    static func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Swift.Result { try runAndWait(arguments, input: input, environment: environment) })
-            }.start()
-        }
-    }
-
-    private static func runAndWait(_ arguments: [String], input: String?, environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = "1"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let output = Pipe(), error = Pipe(), stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        // Read both pipes to the end before waiting, so a full pipe cannot stall the child.
-        let errorData = Mutex<Data?>(nil)
-        let errorRead = DispatchSemaphore(value: 0)
-        Thread {
-            let data = error.fileHandleForReading.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-            errorRead.signal()
-        }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorRead.wait()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            output: String(decoding: outputData, as: UTF8.self),
-            error: String(decoding: errorData.withLock { $0 } ?? Data(), as: UTF8.self)
-        )
-    }
-}
-
 /// A store synced once by `bookmarks demo --fast`, shared by the tests that read it.
 let demoStore = Task {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-\(UUID().uuidString)")
@@ -228,8 +164,13 @@ struct CLITests {
         (["list", "--limit", "many"], "'--limit' must be a whole number"),
         (["tags", "--restrict", "secret"], "'--restrict' must be one of public, private"),
         (["frobnicate"], "unknown command 'frobnicate'"),
-        (["sync"], "needs --user-id"),
-        (["sync", "--user-id", "12", "--api-base", "ftp://x"], "no refresh token"),
+        (["sync"], "not signed in: run 'bookmarks login' first"),
+        (["sync", "--user-id", "12", "--api-base", "ftp://x"], "not signed in"),
+        (["sync", "--refresh-token-file", "/"], "cannot read /"),
+        (["sync", "--user-id", "x"], "not signed in"),
+        (["login", "--auth-base", "ftp://x"], "'--auth-base' must be an http(s) URL"),
+        (["login", "--auth-base", "http://example.com/"], "must be https unless it is this machine"),
+        (["status", "--bogus"], "unknown option '--bogus'"),
         (["sync", "--user-id", "12", "--refresh-token-file", "/nonexistent/token"], "cannot read /nonexistent/token"),
         (["list", "--json", "--csv", "--store", "/nonexistent"], "choose one of --json and --csv"),
         (["export", "--format", "xml"], "'--format' must be one of jsonl, csv"),
@@ -246,81 +187,6 @@ struct CLITests {
         let result = try await CLI.run(["sync", "--user-id", "12", "--api-base", "http://example.com/", "--store", "/nonexistent"], environment: secrets)
         #expect(result.status == 2)
         #expect(result.error.contains("must be https unless it is this machine"))
-    }
-
-    /// Against a simulator that rotates refresh tokens (and accepts only the newest), `sync`
-    /// saves each new one to --refresh-token-file, readable by the user only, so the next run
-    /// works; from the environment it can only warn.
-    @Test func syncSavesARotatedRefreshTokenToItsFile() async throws {
-        let simulator = Process()
-        simulator.executableURL = CLI.executable
-        simulator.arguments = ["serve-simulator", "--rotate-refresh-tokens", "--public", "40", "--private", "5"]
-        let output = Pipe()
-        simulator.standardOutput = output
-        simulator.standardError = FileHandle.nullDevice
-        try simulator.run()
-        defer {
-            simulator.interrupt()
-            simulator.waitUntilExit()
-        }
-        // The first lines name the URL and the refresh token to use.
-        let banner: String = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                var seen = Data()
-                while !String(decoding: seen, as: UTF8.self).contains("Press Ctrl-C") {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    seen.append(chunk)
-                }
-                continuation.resume(returning: String(decoding: seen, as: UTF8.self))
-            }.start()
-        }
-        let base = try #require(banner.firstMatch(of: /listening at (\S+)/)?.1)
-        let token = try #require(banner.firstMatch(of: /PIXIV_REFRESH_TOKEN=(\S+)/)?.1)
-
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rotation-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let tokenFile = directory.appendingPathComponent("refresh-token").path
-        try Data("\(token)\n".utf8).write(to: URL(fileURLWithPath: tokenFile))
-        let credentials = ["PIXIV_CLIENT_ID": "id", "PIXIV_CLIENT_SECRET": "secret"]
-        // A fresh store each run: a sync right after another of the same store would be cooling
-        // down and send nothing, so need no token.
-        func arguments(_ run: Int) -> [String] {
-            ["sync", "--user-id", "11111", "--api-base", String(base), "--store", directory.appendingPathComponent("store-\(run)").path]
-        }
-
-        // A file planted where an older version wrote its temporary file is left alone.
-        let victim = directory.appendingPathComponent("victim").path
-        try Data("VICTIM".utf8).write(to: URL(fileURLWithPath: victim))
-        try FileManager.default.createSymbolicLink(atPath: tokenFile + ".new", withDestinationPath: victim)
-
-        for run in 1...2 {
-            let result = try await CLI.run(arguments(run) + ["--refresh-token-file", tokenFile], environment: credentials)
-            #expect(result.status == 0, "run \(run): \(result.error)")
-            let saved = try String(contentsOfFile: tokenFile, encoding: .utf8)
-            #expect(saved == "rotated-refresh-token-\(run)\n", "run \(run)")
-            let permissions = try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? NSNumber
-            #expect(permissions?.intValue == 0o600)
-        }
-        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "VICTIM")
-
-        // A token file that is a symbolic link keeps being one: its target gets the new token.
-        let link = directory.appendingPathComponent("token-link").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: tokenFile)
-        let linked = try await CLI.run(arguments(3) + ["--refresh-token-file", link], environment: credentials)
-        #expect(linked.status == 0, "\(linked.error)")
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == tokenFile)
-        #expect(try String(contentsOfFile: tokenFile, encoding: .utf8) == "rotated-refresh-token-3\n")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
-        #expect(leftovers.isEmpty, "\(leftovers)")
-
-        // The first token is dead now; from the environment the newest works, with a warning.
-        let stale = try await CLI.run(arguments(4), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": String(token)]) { $1 })
-        #expect(stale.status == 1)
-        let fresh = try await CLI.run(arguments(5), environment: credentials.merging(["PIXIV_REFRESH_TOKEN": "rotated-refresh-token-3"]) { $1 })
-        #expect(fresh.status == 0, "\(fresh.error)")
-        #expect(fresh.error.contains("Pixiv issued a new refresh token; the one in $PIXIV_REFRESH_TOKEN may stop working"))
     }
 
     /// Reading commands take no lock: they work while another process (here a child holding

@@ -188,8 +188,7 @@ import Testing
         let original = pixiv.refreshToken
         let stored = Mutex<[String]>([])
         let tokens = RefreshTokenProvider(
-            refreshToken: original, clientID: Harness.clientID, clientSecret: Harness.clientSecret,
-            configuration: PixivClient.Configuration(), transport: pixiv, now: clock.reader,
+            refreshToken: original, configuration: PixivClient.Configuration(), transport: pixiv, now: clock.reader,
             refreshTokenRotated: { token in stored.withLock { $0.append(token) } }
         )
         let client = PixivClient(configuration: PixivClient.Configuration(), transport: pixiv, tokens: tokens, now: clock.reader)
@@ -207,8 +206,7 @@ import Testing
             HTTPResponse(status: 200, headers: [:], body: Data(#"{"refresh_token":"fresh-one","expires_in":"soon"}"#.utf8))
         }
         let brokenTokens = RefreshTokenProvider(
-            refreshToken: "old-one", clientID: Harness.clientID, clientSecret: Harness.clientSecret,
-            configuration: PixivClient.Configuration(), transport: brokenTransport, now: clock.reader,
+            refreshToken: "old-one", configuration: PixivClient.Configuration(), transport: brokenTransport, now: clock.reader,
             refreshTokenRotated: { token in broken.withLock { $0.append(token) } }
         )
         await #expect(throws: PixivError.self) { _ = try await brokenTokens.accessToken() }
@@ -218,8 +216,7 @@ import Testing
         let steady = FakePixiv(userID: 4242, now: clock.reader)
         let calls = Mutex(0)
         let steadyTokens = RefreshTokenProvider(
-            refreshToken: steady.refreshToken, clientID: Harness.clientID, clientSecret: Harness.clientSecret,
-            configuration: PixivClient.Configuration(), transport: steady, now: clock.reader,
+            refreshToken: steady.refreshToken, configuration: PixivClient.Configuration(), transport: steady, now: clock.reader,
             refreshTokenRotated: { _ in calls.withLock { $0 += 1 } }
         )
         _ = try await steadyTokens.accessToken()

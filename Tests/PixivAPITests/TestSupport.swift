@@ -65,8 +65,7 @@ struct Harness {
             configuration = PixivClient.Configuration()
         }
         let tokens = RefreshTokenProvider(
-            refreshToken: pixiv.refreshToken, clientID: Self.clientID, clientSecret: Self.clientSecret,
-            configuration: configuration, transport: transport, now: clock.reader
+            refreshToken: pixiv.refreshToken, configuration: configuration, transport: transport, now: clock.reader
         )
         self.pixiv = pixiv
         self.clock = clock

@@ -3,10 +3,10 @@
 ///
 /// The alphabet is base64's with `-` and `_` for `+` and `/`, and the `=` padding is left off,
 /// so the text is safe in a URL's query and needs no percent-encoding.
-enum Base64URL {
+package enum Base64URL {
     /// The base64url text of `bytes`, without padding: 4 characters for every 3 bytes, and 2 or 3
     /// for a final 1 or 2.
-    static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var text: [UInt8] = []
         text.reserveCapacity((bytes.underestimatedCount * 4 + 2) / 3)
         var iterator = bytes.makeIterator()

@@ -1,8 +1,8 @@
 /// Lowercase hexadecimal text of bytes: how Pixiv's `X-Client-Hash` header writes its ``MD5``
 /// digest.
-enum Hex {
+package enum Hex {
     /// Two lowercase hex digits for each byte of `bytes`, high nibble first.
-    static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var text: [UInt8] = []
         text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {

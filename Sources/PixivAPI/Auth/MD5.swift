@@ -5,12 +5,12 @@
 /// collision resistance: use it for nothing that relies on it being hard to forge. Written from
 /// the RFC because CryptoKit does not exist on Linux and the package takes no dependencies;
 /// checked against the RFC's test suite and against Python's `hashlib`.
-enum MD5 {
+package enum MD5 {
     /// The 16-byte digest of `bytes`.
     ///
     /// Linear in the input; contiguous input (an array, a native string's UTF-8 view) is read in
     /// place, 64 bytes at a time.
-    static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var state: [UInt32] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476]  // A, B, C, D (§3.3)
         sines.withUnsafeBufferPointer { t in
             shifts.withUnsafeBufferPointer { s in

@@ -7,14 +7,17 @@ import Foundation
 ///   they all share its result.
 /// - Refreshes ahead of expiry: a token within `refreshMargin` of its `expires_in` is replaced
 ///   before it is handed out. Time comes from the injected `now`.
+/// - Every request carries the app's client credentials
+///   (``PixivClient/Configuration/clientCredentials``, the published pair by default) and the
+///   `X-Client-Time` / `X-Client-Hash` headers Pixiv checks.
 /// - When Pixiv rotates the refresh token, the new one is kept, and handed to
 ///   `refreshTokenRotated` so the app can store it where it keeps the old one: the old one may
 ///   stop working.
-/// - A refresh token Pixiv rejects (`invalid_grant`) fails with
-///   ``PixivError/Code/invalidRefreshToken``: the user must sign in again.
+/// - A refresh token Pixiv rejects (`invalid_grant`, or the older answer whose message says the
+///   refresh token is invalid) fails with ``PixivError/Code/invalidRefreshToken``: the user must
+///   sign in again. Wrong client credentials fail with ``PixivError/Code/invalidClient``.
 ///
-/// The client ID and secret are the caller's; nothing is embedded. No token ever appears in
-/// `description` or in an error.
+/// No token ever appears in `description` or in an error.
 public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible {
     private struct Issued {
         var accessToken: String
@@ -22,10 +25,7 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     }
 
     private var refreshToken: String
-    private let clientID: String
-    private let clientSecret: String
-    private let configuration: PixivClient.Configuration
-    private let transport: any HTTPTransport
+    private let endpoint: TokenEndpoint
     private let refreshMargin: Duration
     private let now: @Sendable () -> Date
     private let refreshTokenRotated: (@Sendable (String) async -> Void)?
@@ -37,12 +37,10 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     ///
     /// - Parameters:
     ///   - refreshToken: the user's refresh token.
-    ///   - clientID: the OAuth client ID of the app, supplied by the caller.
-    ///   - clientSecret: the OAuth client secret of the app, supplied by the caller.
-    ///   - configuration: gives the token URL and the app headers to send.
+    ///   - configuration: gives the token URL, the client credentials and the app headers.
     ///   - transport: how to reach the token endpoint.
     ///   - refreshMargin: how long before expiry a token is replaced.
-    ///   - now: the clock that decides expiry.
+    ///   - now: the clock that decides expiry and dates the client-time header.
     ///   - refreshTokenRotated: called with the new refresh token whenever Pixiv answers a
     ///     refresh with a different one (even if the rest of the answer cannot be read), before
     ///     the access token is handed out. Store it securely (the Keychain, a file only the user
@@ -50,19 +48,51 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
     ///     ask this provider (or a client using it) for a token, which would wait for itself.
     public init(
         refreshToken: String,
-        clientID: String,
-        clientSecret: String,
-        configuration: PixivClient.Configuration,
+        configuration: PixivClient.Configuration = PixivClient.Configuration(),
         transport: any HTTPTransport,
         refreshMargin: Duration = .seconds(300),
         now: @escaping @Sendable () -> Date = { Date() },
         refreshTokenRotated: (@Sendable (String) async -> Void)? = nil
     ) {
+        self.init(
+            refreshToken: refreshToken, issued: nil, configuration: configuration, transport: transport,
+            refreshMargin: refreshMargin, now: now, refreshTokenRotated: refreshTokenRotated
+        )
+    }
+
+    /// Creates a provider that goes on from a sign-in: it hands out the session's access token
+    /// until that is about to expire, then refreshes with the session's refresh token.
+    ///
+    /// The parameters other than `session` are those of
+    /// ``init(refreshToken:configuration:transport:refreshMargin:now:refreshTokenRotated:)``.
+    public init(
+        session: PixivSession,
+        configuration: PixivClient.Configuration = PixivClient.Configuration(),
+        transport: any HTTPTransport,
+        refreshMargin: Duration = .seconds(300),
+        now: @escaping @Sendable () -> Date = { Date() },
+        refreshTokenRotated: (@Sendable (String) async -> Void)? = nil
+    ) {
+        self.init(
+            refreshToken: session.refreshToken,
+            issued: Issued(accessToken: session.accessToken, expiresAt: session.accessTokenExpiresAt),
+            configuration: configuration, transport: transport,
+            refreshMargin: refreshMargin, now: now, refreshTokenRotated: refreshTokenRotated
+        )
+    }
+
+    private init(
+        refreshToken: String,
+        issued: Issued?,
+        configuration: PixivClient.Configuration,
+        transport: any HTTPTransport,
+        refreshMargin: Duration,
+        now: @escaping @Sendable () -> Date,
+        refreshTokenRotated: (@Sendable (String) async -> Void)?
+    ) {
         self.refreshToken = refreshToken
-        self.clientID = clientID
-        self.clientSecret = clientSecret
-        self.configuration = configuration
-        self.transport = transport
+        self.current = issued
+        self.endpoint = TokenEndpoint(configuration: configuration, transport: transport, now: now)
         self.refreshMargin = refreshMargin
         self.now = now
         self.refreshTokenRotated = refreshTokenRotated
@@ -99,59 +129,15 @@ public actor RefreshTokenProvider: AccessTokenProvider, CustomStringConvertible 
         if current?.accessToken == token { current = nil }
     }
 
-    private struct TokenResponse: Decodable {
-        var access_token: String
-        var expires_in: Int
-        var refresh_token: String?
-    }
-
     private func requestToken() async throws -> Issued {
-        var headers = configuration.appHeaders
-        headers["Content-Type"] = "application/x-www-form-urlencoded"
-        let form = FormEncoding.encode([
-            ("client_id", clientID),
-            ("client_secret", clientSecret),
-            ("grant_type", "refresh_token"),
-            ("refresh_token", refreshToken),
-            ("include_policy", "true"),
-            ("get_secure_url", "true"),
-        ])
-        let request = HTTPRequest(
-            method: "POST", url: configuration.tokenURL, headers: headers,
-            body: Data(form.utf8), timeout: configuration.timeout
-        )
-        let sentAt = now()
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            throw PixivError(.transport, "could not reach Pixiv's OAuth endpoint", underlying: error)
-        }
-        guard (200...299).contains(response.status) else {
-            var error = PixivError.classify(response, now: sentAt, redactBody: true)
-            let deadGrant = error.pixivError.map { $0.allText.contains("invalid_grant") || $0.allText.contains("invalid_request") } ?? false
-            if response.status == 400 && deadGrant && error.code != .rateLimited {
-                error.code = .invalidRefreshToken
-                error.message = "Pixiv rejected the refresh token; the user must sign in again"
-            }
-            throw error
-        }
+        let (body, sentAt) = try await endpoint.request(.refreshToken(refreshToken))
         // A new refresh token is kept even when the rest of the answer cannot be read: the server
         // may already have retired the old one.
-        struct RotatedToken: Decodable { var refresh_token: String? }
-        if let rotated = (try? JSONDecoder().decode(RotatedToken.self, from: response.body))?.refresh_token,
-           !rotated.isEmpty, rotated != refreshToken {
+        if let rotated = TokenEndpoint.refreshToken(in: body), rotated != refreshToken {
             refreshToken = rotated
             await refreshTokenRotated?(rotated)
         }
-        let token: TokenResponse
-        do {
-            token = try JSONDecoder().decode(TokenResponse.self, from: response.body)
-        } catch {
-            throw PixivError.undecodable(response, what: "OAuth token response", underlying: error, redactBody: true)
-        }
-        return Issued(accessToken: token.access_token, expiresAt: sentAt.addingTimeInterval(TimeInterval(token.expires_in)))
+        let answer = try TokenEndpoint.answer(in: body)
+        return Issued(accessToken: answer.accessToken, expiresAt: sentAt.addingTimeInterval(TimeInterval(answer.expiresIn)))
     }
 }

@@ -2,12 +2,12 @@
 ///
 /// Written from the standard because CryptoKit does not exist on Linux and the package takes no
 /// dependencies; checked against the NIST examples and against Python's `hashlib`.
-enum SHA256 {
+package enum SHA256 {
     /// The 32-byte digest of `bytes`.
     ///
     /// Linear in the input; contiguous input (an array, a native string's UTF-8 view) is read in
     /// place, 64 bytes at a time.
-    static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    package static func hash<Bytes: Sequence>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var state = initialState
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
             roundConstants.withUnsafeBufferPointer { constants in

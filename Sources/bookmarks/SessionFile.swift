@@ -1,0 +1,70 @@
+import Foundation
+import PixivAPI
+
+/// The option that moves the session file.
+let sessionOption = OptionSpec(name: "session", kind: .value(placeholder: "FILE"), help: "The session file (default: \(SessionFile.defaultPath)).")
+
+/// What `bookmarks login` saves: who signed in, their refresh token, and the auth server that
+/// issued it (so a session from the simulator is refreshed there, and only there).
+struct SavedSession: Codable, Equatable {
+    static let format = "bookmark-index-session"
+
+    var format: String = SavedSession.format
+    var version: Int = 1
+    var refreshToken: String
+    var userID: Int
+    var userName: String
+    var account: String
+    /// The `--auth-base` of the login; `nil` for Pixiv's own hosts.
+    var authBase: String?
+}
+
+enum SessionFile {
+    /// `$XDG_CONFIG_HOME/bookmark-index/session.json`, else `~/.config/bookmark-index/session.json`
+    /// (Linux), or `~/Library/Application Support/BookmarkIndex/session.json` (Apple).
+    static var defaultPath: String {
+        #if canImport(Darwin)
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent("Library/Application Support/BookmarkIndex/session.json").path
+        #else
+        if let config = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"], !config.isEmpty {
+            return URL(fileURLWithPath: config).appendingPathComponent("bookmark-index/session.json").path
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config/bookmark-index/session.json").path
+        #endif
+    }
+
+    static func path(_ arguments: ParsedArguments) -> String {
+        arguments.value("session") ?? defaultPath
+    }
+
+    /// The saved session, `nil` when there is none.
+    ///
+    /// - Throws: ``UsageError`` when the file exists but cannot be read as a session: says
+    ///   which file and what to do (sign in again).
+    static func read(_ path: String) throws -> SavedSession? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw UsageError("cannot read the session file \(path): \(error.localizedDescription)")
+        }
+        guard let session = try? JSONDecoder().decode(SavedSession.self, from: data), session.format == SavedSession.format else {
+            throw UsageError("\(path) is not a session saved by 'bookmarks login'; run 'bookmarks logout --session \(path)' and 'bookmarks login' again")
+        }
+        guard session.version == 1 else {
+            throw UsageError("\(path) was saved by a newer version of bookmarks (session version \(session.version)); update bookmarks or sign in again")
+        }
+        return session
+    }
+
+    /// Saves `session` to `path` (mode 0600, atomically), creating its directory.
+    static func save(_ session: SavedSession, to path: String) throws {
+        try SecretFile.makeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let text = String(decoding: try encoder.encode(session), as: UTF8.self) + "\n"
+        try SecretFile.write(text, to: path)
+    }
+}

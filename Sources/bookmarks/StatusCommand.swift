@@ -1,0 +1,65 @@
+import BookmarkIndex
+import Foundation
+
+let statusSpec = CommandSpec(
+    name: "status",
+    summary: "Show who is signed in and each list's state in the store, without any request.",
+    options: [storeOption, sessionOption, OptionSpec(name: "json", kind: .flag, help: "Print JSON.")]
+)
+
+func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
+    let sessionPath = SessionFile.path(arguments)
+    let session = try SessionFile.read(sessionPath)
+    let directory = StoreLocation.directory(arguments)
+    let hasStore = FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path)
+    var lists: [(Restrict, count: Int, metadata: BookmarkIndexMetadata)] = []
+    if hasStore {
+        let store = try StoreLocation.openExisting(arguments, readOnly: true)
+        for restrict in Restrict.allCases {
+            lists.append((restrict, await store.count(in: restrict), await store.metadata(for: restrict)))
+        }
+        try await store.close()
+    }
+    if arguments.flag("json") {
+        var object: [String: Any] = ["sessionFile": sessionPath, "store": directory.path]
+        object["signedIn"] = session.map { ["userID": $0.userID, "userName": $0.userName, "account": $0.account, "authBase": $0.authBase as Any] } ?? NSNull()
+        object["lists"] = hasStore ? Dictionary(uniqueKeysWithValues: lists.map { ($0.0.rawValue, statusObject(count: $0.count, $0.metadata)) }) : NSNull()
+        try printJSON(object)
+        return 0
+    }
+    if let session {
+        print("Signed in as \(session.userName) (@\(session.account), user \(session.userID))\(session.authBase.map { " at \($0)" } ?? "") — \(sessionPath)")
+    } else {
+        print("Not signed in (no \(sessionPath)): run 'bookmarks login'.")
+    }
+    guard hasStore else {
+        print("No store at \(directory.path) yet: 'bookmarks sync' makes it.")
+        return 0
+    }
+    print("Store: \(directory.path)")
+    for (restrict, count, metadata) in lists {
+        let name = restrict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+        var parts = ["\(count) bookmarks"]
+        parts.append("last full sync " + (metadata.lastFullSync.map(isoDate) ?? "never"))
+        parts.append("last delta " + (metadata.lastDeltaSync.map(isoDate) ?? "never"))
+        if let cursor = metadata.fullSyncCursor {
+            parts.append("walk in progress since \(isoDate(cursor.startedAt)), \(cursor.pagesFetched) pages done (resumes there)")
+        }
+        if let pause = metadata.pause, pause.until > Date() {
+            parts.append(Terminal.warning("paused until \(isoDate(pause.until)) (\(pause.code): \(pause.message))"))
+        }
+        print("  \(name) " + parts.joined(separator: "; "))
+    }
+    return 0
+}
+
+private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [String: Any] {
+    [
+        "count": count,
+        "lastFullSync": metadata.lastFullSync.map(isoDate) as Any,
+        "lastDeltaSync": metadata.lastDeltaSync.map(isoDate) as Any,
+        "walk": metadata.fullSyncCursor.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
+        "pausedUntil": metadata.pause.map { isoDate($0.until) } as Any,
+        "pauseReason": metadata.pause.map { "\($0.code): \($0.message)" } as Any,
+    ]
+}
