@@ -32,7 +32,7 @@ import Testing
         #expect(illust.tools == ["CLIP STUDIO PAINT"])
         // 12:34:56 in Japan is 03:34:56 UTC.
         #expect(illust.createDate == Date(timeIntervalSince1970: 1_714_534_496))
-        #expect(!illust.hasPlaceholderImage)
+        #expect(page.illusts.map(\.invisibleReason) == [nil, nil, nil], "a visible work with its real images has no reason")
     }
 
     @Test func multiPageMangaInASeries() throws {
@@ -55,26 +55,78 @@ import Testing
         #expect(ugoira.originalImageURL?.hasSuffix("_ugoira600x600.zip") == true)
     }
 
-    @Test func hiddenAndDeletedWorks() throws {
+    /// The placeholder file each kind arrives with.
+    private static let placeholderFiles: [PixivIllust.InvisibleReason: String] = [
+        .deleted: "limit_unknown_360.png", .myPixivOnly: "limit_mypixiv_360.png",
+        .sanityLimited: "limit_sanity_level_360.png", .unviewable: "limit_unviewable_360.png",
+        .unknown: "limit_unknown_360.png",
+    ]
+
+    @Test(arguments: PixivIllust.InvisibleReason.allCases)
+    func eachPlaceholderKindDecodesToItsReason(_ reason: PixivIllust.InvisibleReason) throws {
+        let json = try #require(Fixtures.invisibleIllusts.first { $0.reason == reason }?.json)
+        let work = try decode(PixivIllust.self, json)
+        #expect(work.invisibleReason == reason)
+        #expect(!work.isVisible)
+        #expect(work.title.isEmpty)
+        #expect(work.tags.isEmpty)
+        #expect(work.width == 100 && work.height == 100)
+        #expect(work.sanityLevel == 0)
+        #expect(work.totalBookmarks == 0 && work.totalView == 0)
+        let placeholder = "https://s.pximg.net/common/images/" + (Self.placeholderFiles[reason] ?? "?")
+        #expect([work.imageURLs.squareMedium, work.imageURLs.medium, work.imageURLs.large, work.originalImageURL] == Array(repeating: placeholder, count: 4))
+        #expect(work.metaPages.isEmpty)
+        #expect(work.restrict == (reason == .myPixivOnly ? 1 : 0))
+        #expect((work.user.id == 0) == (reason == .deleted), "only a deleted work loses its artist")
+        #expect(work.user.name.isEmpty)
+        // The fake serves the same URL for the kind.
+        #expect(reason.placeholderImageURL == placeholder)
+    }
+
+    @Test func aLastPageOfInvisibleWorks() throws {
         let page = try decode(BookmarksPage.self, Fixtures.lastPageWithInvisibleWorks)
         #expect(page.nextURL == nil)
-        #expect(page.illusts.count == 2)
-        for work in page.illusts {
-            #expect(!work.isVisible)
-            #expect(work.title.isEmpty)
-            #expect(work.tags.isEmpty)
-            #expect(work.totalBookmarks == 0)
-            #expect(work.hasPlaceholderImage)
-            #expect(work.originalImageURL == nil)
+        #expect(page.illusts.map(\.invisibleReason) == Fixtures.invisibleIllusts.map(\.reason))
+        #expect(Set(page.illusts.compactMap(\.invisibleReason)) == Set(PixivIllust.InvisibleReason.allCases))
+        let deleted = try #require(page.illusts.first { $0.invisibleReason == .deleted })
+        #expect(deleted.user.profileImageURL == nil)
+        #expect(deleted.createDate == Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func invisibleWithoutAPlaceholderIsUnknown() throws {
+        for json in [
+            #"{"id": 8, "visible": false}"#,
+            #"{"id": 8, "visible": false, "user": {"id": 0}, "image_urls": {"square_medium": ""}, "meta_single_page": {}}"#,
+            #"{"id": 8, "visible": false, "user": {"id": 5}, "image_urls": {"square_medium": "https://i.pximg.net/c/360x360_70/img-master/img/2024/01/01/00/00/00/8_p0_square1200.jpg"}}"#,
+        ] {
+            #expect(try decode(PixivIllust.self, json).invisibleReason == .unknown, "\(json)")
         }
-        #expect(page.illusts[1].user.profileImageURL == nil)
-        #expect(page.illusts[1].createDate == Date(timeIntervalSince1970: 0))
+    }
+
+    @Test func aPlaceholderAnywhereGivesItsReasonEvenOnAWorkMarkedVisible() throws {
+        let real = "https://i.pximg.net/c/360x360_70/img-master/img/2024/01/01/00/00/00/8_p0_square1200.jpg"
+        let cases: [(String, PixivIllust.InvisibleReason?)] = [
+            (#"{"id": 8, "visible": true, "user": {"id": 5}, "image_urls": {"square_medium": "https://s.pximg.net/common/images/limit_sanity_level_360.png"}}"#, .sanityLimited),
+            (#"{"id": 8, "user": {"id": 5}, "image_urls": {"square_medium": "\#(real)"}, "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_unviewable_360.png"}}"#, .unviewable),
+            (#"{"id": 8, "user": {"id": 5}, "meta_pages": [{"image_urls": {"original": "https://s.pximg.net/common/images/limit_mypixiv_360.png"}}]}"#, .myPixivOnly),
+            // Older sizes and cache-busting queries name the same kinds.
+            (#"{"id": 8, "visible": false, "user": {"id": 5}, "image_urls": {"medium": "http://source.pixiv.net/common/images/limit_mypixiv_s.png?20110520"}}"#, .myPixivOnly),
+            (#"{"id": 8, "visible": false, "user": {"id": 0}, "image_urls": {"large": "https://s.pximg.net/common/images/limit_unknown_s.png"}}"#, .deleted),
+            // A limit_ kind this client does not know is unknown, even without an artist.
+            (#"{"id": 8, "visible": false, "user": {"id": 0}, "image_urls": {"square_medium": "https://s.pximg.net/common/images/limit_brand_new_360.png"}}"#, .unknown),
+            // "limit_" elsewhere than in the file name is no placeholder.
+            (#"{"id": 8, "user": {"id": 5}, "image_urls": {"square_medium": "https://i.pximg.net/limit_unknown/8_p0_square1200.jpg"}}"#, nil),
+        ]
+        for (json, reason) in cases {
+            #expect(try decode(PixivIllust.self, json).invisibleReason == reason, "\(json)")
+        }
     }
 
     @Test func aWorkWithOnlyAnIDStillDecodes() throws {
         let page = try decode(BookmarksPage.self, #"{"illusts": [{"id": 5, "brand_new_field": [1, 2]}], "next_url": ""}"#)
         #expect(page.illusts[0].id == 5)
         #expect(page.illusts[0].isVisible)
+        #expect(page.illusts[0].invisibleReason == nil)
         #expect(page.illusts[0].createDate == nil)
         #expect(page.nextURL == nil)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PixivAPI
 
 /// Realistic Pixiv app-API bodies, written by hand after the shapes the API documents.
 enum Fixtures {
@@ -125,73 +126,194 @@ enum Fixtures {
     }
     """#
 
-    /// The last page: a hidden and a deleted work as Pixiv sends them; no `next_url`.
-    static let lastPageWithInvisibleWorks = #"""
-    {
-      "illusts": [
-        {
-          "id": 90000001,
-          "title": "",
-          "type": "illust",
-          "image_urls": {
-            "square_medium": "https://s.pximg.net/common/images/limit_mypixiv_360.png",
-            "medium": "https://s.pximg.net/common/images/limit_mypixiv_360.png",
-            "large": "https://s.pximg.net/common/images/limit_mypixiv_360.png"
-          },
-          "caption": "",
-          "restrict": 0,
-          "user": {"id": 31337, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
-          "tags": [],
-          "tools": [],
-          "create_date": "2019-01-01T00:00:00+09:00",
-          "page_count": 1,
-          "width": 0,
-          "height": 0,
-          "sanity_level": 0,
-          "x_restrict": 0,
-          "series": null,
-          "meta_single_page": {},
-          "meta_pages": [],
-          "total_view": 0,
-          "total_bookmarks": 0,
-          "is_bookmarked": true,
-          "visible": false,
-          "is_muted": false
-        },
-        {
-          "id": 80000002,
-          "title": "",
-          "type": "illust",
-          "image_urls": {
-            "square_medium": "https://s.pximg.net/common/images/limit_unknown_360.png",
-            "medium": "https://s.pximg.net/common/images/limit_unknown_360.png",
-            "large": "https://s.pximg.net/common/images/limit_unknown_360.png"
-          },
-          "caption": "",
-          "restrict": 0,
-          "user": {"id": 0, "name": "", "account": "", "profile_image_urls": {}, "is_followed": false},
-          "tags": [],
-          "tools": [],
-          "create_date": "1970-01-01T09:00:00+09:00",
-          "page_count": 1,
-          "width": 0,
-          "height": 0,
-          "sanity_level": 0,
-          "x_restrict": 0,
-          "series": null,
-          "meta_single_page": {},
-          "meta_pages": [],
-          "total_view": 0,
-          "total_bookmarks": 0,
-          "is_bookmarked": true,
-          "visible": false,
-          "is_muted": false,
-          "illust_ai_type": 0
-        }
-      ],
-      "next_url": null
-    }
-    """#
+    /// Works the viewer can no longer see, one of each kind, as they arrive in a bookmark list:
+    /// `visible: false`, empty title and tags, 100 × 100, sanity level 0, zero counts, and every
+    /// image URL (`image_urls` and `meta_single_page.original_image_url`) the kind's placeholder.
+    static let invisibleIllusts: [(reason: PixivIllust.InvisibleReason, json: String)] = [
+        // A deleted work: `limit_unknown`, and `user.id` 0 with an empty name.
+        (.deleted, #"""
+          {
+            "id": 80000002,
+            "title": "",
+            "type": "illust",
+            "image_urls": {
+              "square_medium": "https://s.pximg.net/common/images/limit_unknown_360.png",
+              "medium": "https://s.pximg.net/common/images/limit_unknown_360.png",
+              "large": "https://s.pximg.net/common/images/limit_unknown_360.png"
+            },
+            "caption": "",
+            "restrict": 0,
+            "user": {"id": 0, "name": "", "account": "", "profile_image_urls": {}, "is_followed": false},
+            "tags": [],
+            "tools": [],
+            "create_date": "1970-01-01T09:00:00+09:00",
+            "page_count": 1,
+            "width": 100,
+            "height": 100,
+            "sanity_level": 0,
+            "x_restrict": 0,
+            "series": null,
+            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_unknown_360.png"},
+            "meta_pages": [],
+            "total_view": 0,
+            "total_bookmarks": 0,
+            "is_bookmarked": true,
+            "visible": false,
+            "is_muted": false,
+            "illust_ai_type": 0,
+            "illust_book_style": 0,
+            "total_comments": 0,
+            "restriction_attributes": []
+          }
+        """#),
+        // A work for the artist's My pixiv friends only: `limit_mypixiv`, `restrict` 1.
+        (.myPixivOnly, #"""
+          {
+            "id": 90000001,
+            "title": "",
+            "type": "illust",
+            "image_urls": {
+              "square_medium": "https://s.pximg.net/common/images/limit_mypixiv_360.png",
+              "medium": "https://s.pximg.net/common/images/limit_mypixiv_360.png",
+              "large": "https://s.pximg.net/common/images/limit_mypixiv_360.png"
+            },
+            "caption": "",
+            "restrict": 1,
+            "user": {"id": 31337, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
+            "tags": [],
+            "tools": [],
+            "create_date": "2019-01-01T00:00:00+09:00",
+            "page_count": 1,
+            "width": 100,
+            "height": 100,
+            "sanity_level": 0,
+            "x_restrict": 0,
+            "series": null,
+            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_mypixiv_360.png"},
+            "meta_pages": [],
+            "total_view": 0,
+            "total_bookmarks": 0,
+            "is_bookmarked": true,
+            "visible": false,
+            "is_muted": false,
+            "illust_ai_type": 0,
+            "illust_book_style": 0,
+            "total_comments": 0,
+            "restriction_attributes": []
+          }
+        """#),
+        // A work the viewer's sanity or age settings hold back: `limit_sanity_level`.
+        (.sanityLimited, #"""
+          {
+            "id": 90000003,
+            "title": "",
+            "type": "illust",
+            "image_urls": {
+              "square_medium": "https://s.pximg.net/common/images/limit_sanity_level_360.png",
+              "medium": "https://s.pximg.net/common/images/limit_sanity_level_360.png",
+              "large": "https://s.pximg.net/common/images/limit_sanity_level_360.png"
+            },
+            "caption": "",
+            "restrict": 0,
+            "user": {"id": 52525, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
+            "tags": [],
+            "tools": [],
+            "create_date": "2021-06-01T21:00:00+09:00",
+            "page_count": 1,
+            "width": 100,
+            "height": 100,
+            "sanity_level": 0,
+            "x_restrict": 0,
+            "series": null,
+            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_sanity_level_360.png"},
+            "meta_pages": [],
+            "total_view": 0,
+            "total_bookmarks": 0,
+            "is_bookmarked": true,
+            "visible": false,
+            "is_muted": false,
+            "illust_ai_type": 0,
+            "illust_book_style": 0,
+            "total_comments": 0,
+            "restriction_attributes": []
+          }
+        """#),
+        // A work Pixiv does not let the viewer see: `limit_unviewable`.
+        (.unviewable, #"""
+          {
+            "id": 90000004,
+            "title": "",
+            "type": "illust",
+            "image_urls": {
+              "square_medium": "https://s.pximg.net/common/images/limit_unviewable_360.png",
+              "medium": "https://s.pximg.net/common/images/limit_unviewable_360.png",
+              "large": "https://s.pximg.net/common/images/limit_unviewable_360.png"
+            },
+            "caption": "",
+            "restrict": 0,
+            "user": {"id": 60606, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
+            "tags": [],
+            "tools": [],
+            "create_date": "2022-02-22T22:22:22+09:00",
+            "page_count": 1,
+            "width": 100,
+            "height": 100,
+            "sanity_level": 0,
+            "x_restrict": 0,
+            "series": null,
+            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_unviewable_360.png"},
+            "meta_pages": [],
+            "total_view": 0,
+            "total_bookmarks": 0,
+            "is_bookmarked": true,
+            "visible": false,
+            "is_muted": false,
+            "illust_ai_type": 0,
+            "illust_book_style": 0,
+            "total_comments": 0,
+            "restriction_attributes": []
+          }
+        """#),
+        // A work invisible for a reason Pixiv does not give: `limit_unknown` with its artist's ID.
+        (.unknown, #"""
+          {
+            "id": 90000005,
+            "title": "",
+            "type": "illust",
+            "image_urls": {
+              "square_medium": "https://s.pximg.net/common/images/limit_unknown_360.png",
+              "medium": "https://s.pximg.net/common/images/limit_unknown_360.png",
+              "large": "https://s.pximg.net/common/images/limit_unknown_360.png"
+            },
+            "caption": "",
+            "restrict": 0,
+            "user": {"id": 31338, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
+            "tags": [],
+            "tools": [],
+            "create_date": "2020-10-10T10:10:10+09:00",
+            "page_count": 1,
+            "width": 100,
+            "height": 100,
+            "sanity_level": 0,
+            "x_restrict": 0,
+            "series": null,
+            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_unknown_360.png"},
+            "meta_pages": [],
+            "total_view": 0,
+            "total_bookmarks": 0,
+            "is_bookmarked": true,
+            "visible": false,
+            "is_muted": false,
+            "illust_ai_type": 0,
+            "illust_book_style": 0,
+            "total_comments": 0,
+            "restriction_attributes": []
+          }
+        """#),
+    ]
+
+    /// The last page: one invisible work of each kind, in ``invisibleIllusts``' order; no `next_url`.
+    static let lastPageWithInvisibleWorks = #"{"illusts": ["# + invisibleIllusts.map(\.json).joined(separator: ",") + #"], "next_url": null}"#
 
     static let bookmarkDetail = #"""
     {"bookmark_detail": {"is_bookmarked": true, "tags": [{"name": "お気に入り", "is_registered": true}, {"name": "風景", "is_registered": false}], "restrict": "private"}}

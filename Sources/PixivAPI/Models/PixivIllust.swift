@@ -4,25 +4,31 @@ import Foundation
 ///
 /// Decoding is tolerant: unknown fields are ignored, missing optional fields take neutral
 /// values, and the two page shapes (`meta_single_page` filled and `meta_pages` empty for one
-/// page; the reverse for several) both decode. Works hidden or deleted after they were
-/// bookmarked arrive with ``isVisible`` `false`, an empty title and tags, zero counts and
-/// `limit_*_360.png` image URLs.
+/// page; the reverse for several) both decode.
+///
+/// Works the signed-in user can no longer see (deleted, My pixiv only, held back by their
+/// sanity or age settings, unviewable) stay in the bookmark lists as placeholders:
+/// ``isVisible`` `false`, an empty title, no tags, 100 × 100, sanity level 0, zero counts, and
+/// every image URL (``imageURLs`` and ``originalImageURL``) pointing at a placeholder image
+/// whose file name says why, for example `https://s.pximg.net/common/images/limit_mypixiv_360.png`.
+/// ``invisibleReason`` is that reason; it is `nil` exactly for a work with its real images.
 public struct PixivIllust: Sendable, Hashable, Decodable {
     /// Pixiv's illust ID.
     public var id: Int
-    /// The title; empty for hidden and deleted works.
+    /// The title; empty for a placeholder.
     public var title: String
     /// `"illust"`, `"manga"` or `"ugoira"` (or a kind Pixiv adds later).
     public var type: String
-    /// The work's sized image URLs; placeholders for hidden and deleted works.
+    /// The work's sized image URLs; each one the placeholder image for a placeholder.
     public var imageURLs: PixivImageURLs
     /// The artist's caption (HTML).
     public var caption: String
-    /// Pixiv's `restrict` of the work itself (0 public).
+    /// Pixiv's `restrict` of the work itself: 0 public, 1 My pixiv only (as Pixiv sends it for a
+    /// ``InvisibleReason/myPixivOnly`` placeholder), 2 private.
     public var restrict: Int
-    /// The artist.
+    /// The artist; `id` 0 and an empty name for a deleted work.
     public var user: PixivUser
-    /// The artwork's tags, in Pixiv's order; empty for hidden and deleted works.
+    /// The artwork's tags, in Pixiv's order; empty for a placeholder.
     public var tags: [PixivTag]
     /// The drawing tools the artist listed.
     public var tools: [String]
@@ -30,17 +36,18 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
     public var createDateText: String
     /// How many pages the work has.
     public var pageCount: Int
-    /// The first page's width in pixels (0 for hidden and deleted works).
+    /// The first page's width in pixels (100 for a placeholder).
     public var width: Int
-    /// The first page's height in pixels (0 for hidden and deleted works).
+    /// The first page's height in pixels (100 for a placeholder).
     public var height: Int
-    /// Pixiv's sanity level (2 all ages … 6 R-18).
+    /// Pixiv's sanity level (2 all ages … 6 R-18; 0 for a placeholder).
     public var sanityLevel: Int
     /// 0 all ages, 1 R-18, 2 R-18G.
     public var xRestrict: Int
     /// The series the work belongs to (manga), if any.
     public var series: PixivSeries?
-    /// The original image URL of a single-page work; `nil` for multi-page works.
+    /// The original image URL of a single-page work (the placeholder image for a placeholder);
+    /// `nil` for multi-page works.
     public var originalImageURL: String?
     /// The pages of a multi-page work; empty for single-page works.
     public var metaPages: [PixivMetaPage]
@@ -50,7 +57,8 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
     public var totalBookmarks: Int
     /// Whether the signed-in user has bookmarked it.
     public var isBookmarked: Bool
-    /// `false` for works hidden or deleted after they were bookmarked.
+    /// Pixiv's `visible`: `false` for a placeholder. ``invisibleReason`` says why, and is the
+    /// better test for "no content": it also catches a placeholder Pixiv marks visible.
     public var isVisible: Bool
     /// Whether the signed-in user muted the work or its artist.
     public var isMuted: Bool
@@ -58,15 +66,23 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
     public var illustAIType: Int
     /// How many comments the work has, when sent.
     public var totalComments: Int?
+    /// Why Pixiv sent this work as a placeholder; `nil` for a work with its real images.
+    ///
+    /// Read from the placeholder file names in the image URLs (``imageURLs``,
+    /// ``originalImageURL`` and the pages' URLs), the first placeholder found deciding;
+    /// `limit_unknown` means ``InvisibleReason/deleted`` when ``user`` has ID 0, else
+    /// ``InvisibleReason/unknown``. A work sent with `visible: false` but no placeholder it
+    /// recognizes is ``InvisibleReason/unknown``.
+    ///
+    /// A placeholder on a work Pixiv marks *visible* still gives its reason: the images Pixiv
+    /// sent are not the work's whatever the flag says, so an app must not show or keep them as
+    /// its content (public clients such as gallery-dl also go by the image URL alone, without
+    /// looking at `visible`).
+    public var invisibleReason: InvisibleReason?
 
     /// `create_date` parsed; `nil` when Pixiv sent something unparsable.
     public var createDate: Date? {
         try? Date(createDateText, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-    }
-
-    /// Whether the image URLs are Pixiv's placeholders for hidden or deleted works.
-    public var hasPlaceholderImage: Bool {
-        imageURLs.squareMedium.contains("/limit_") || imageURLs.medium.contains("/limit_")
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -120,6 +136,90 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
         isMuted = try c.decodeIfPresent(Bool.self, forKey: .isMuted) ?? false
         illustAIType = try c.decodeIfPresent(Int.self, forKey: .illustAIType) ?? 0
         totalComments = try c.decodeIfPresent(Int.self, forKey: .totalComments)
+        invisibleReason = Self.invisibleReason(
+            isVisible: isVisible, userID: user.id,
+            imageURLs: [imageURLs.squareMedium, imageURLs.medium, imageURLs.large, originalImageURL ?? ""]
+                + metaPages.flatMap { [$0.imageURLs.squareMedium, $0.imageURLs.medium, $0.imageURLs.large, $0.imageURLs.original ?? ""] }
+        )
+    }
+
+    /// The reason of the first placeholder among `imageURLs`; else `.unknown` for a work Pixiv
+    /// marks invisible, `nil` for one it marks visible.
+    private static func invisibleReason(isVisible: Bool, userID: Int, imageURLs: [String]) -> InvisibleReason? {
+        for url in imageURLs {
+            if let reason = InvisibleReason(placeholderURL: url, userID: userID) { return reason }
+        }
+        return isVisible ? nil : .unknown
+    }
+}
+
+extension PixivIllust {
+    /// Why Pixiv sends a bookmarked work as a placeholder instead of its content.
+    ///
+    /// Pixiv says why only through the file name of the placeholder image it puts in every image
+    /// URL of such a work, `https://s.pximg.net/common/images/limit_<kind>_360.png`.
+    public enum InvisibleReason: String, Sendable, Hashable, CaseIterable {
+        /// The work was deleted: `limit_unknown_360.png` with `user.id` 0. Pixiv answers 404 for
+        /// it everywhere else.
+        case deleted
+        /// Only the artist's My pixiv friends may see it: `limit_mypixiv_360.png` (and the
+        /// work's `restrict` is 1).
+        case myPixivOnly
+        /// The signed-in user's sanity-level or age settings hold it back:
+        /// `limit_sanity_level_360.png`.
+        case sanityLimited
+        /// Pixiv does not let the signed-in user see it: `limit_unviewable_360.png`.
+        case unviewable
+        /// Pixiv did not say: `limit_unknown_360.png` on a work whose artist is still there
+        /// (`user.id` not 0), a `limit_` file name this client does not know, or
+        /// `visible: false` with no placeholder at all.
+        case unknown
+    }
+}
+
+extension PixivIllust.InvisibleReason {
+    /// The placeholder image URL Pixiv sends for this reason. ``deleted`` and ``unknown`` share
+    /// `limit_unknown_360.png`; `user.id` 0 tells them apart.
+    package var placeholderImageURL: String {
+        "https://s.pximg.net/common/images/limit_\(placeholderKind)_360.png"
+    }
+
+    /// The `<kind>` of this reason's `limit_<kind>_360.png`.
+    private var placeholderKind: String {
+        switch self {
+        case .deleted, .unknown: "unknown"
+        case .myPixivOnly: "mypixiv"
+        case .sanityLimited: "sanity_level"
+        case .unviewable: "unviewable"
+        }
+    }
+
+    /// The reason the placeholder image `url` names, or `nil` when `url` is no placeholder.
+    ///
+    /// A placeholder is a file named `limit_<kind>…` (any size suffix, extension or query), a
+    /// name no real work's image has (those start with the illust ID). `userID` is the work's
+    /// `user.id`: with `limit_unknown` it tells ``deleted`` (0) from ``unknown``. A `limit_` kind
+    /// not known here is ``unknown``.
+    package init?(placeholderURL url: String, userID: Int) {
+        let path = url.prefix { $0 != "?" && $0 != "#" }
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let name = path[path.index(after: slash)...]
+        guard name.hasPrefix("limit_") else { return nil }
+        let kind = name.dropFirst("limit_".count)
+        func names(_ word: String) -> Bool {
+            kind == word || kind.hasPrefix(word + "_") || kind.hasPrefix(word + ".")
+        }
+        if names("mypixiv") {
+            self = .myPixivOnly
+        } else if names("sanity_level") {
+            self = .sanityLimited
+        } else if names("unviewable") {
+            self = .unviewable
+        } else if names("unknown") && userID == 0 {
+            self = .deleted
+        } else {
+            self = .unknown
+        }
     }
 }
 
@@ -168,7 +268,7 @@ public struct PixivMetaPage: Sendable, Hashable, Decodable {
 public struct PixivUser: Sendable, Hashable, Decodable {
     /// The user's ID.
     public var id: Int
-    /// The user's display name (empty for the artist of a hidden or deleted work).
+    /// The user's display name (empty for the artist of a work sent as a placeholder).
     public var name: String
     /// The user's account (login) name.
     public var account: String
