@@ -1,11 +1,14 @@
 import BookmarkIndex
 import Foundation
+import PixivAPI
 
 /// Builds Pixiv's illust JSON from the index's snapshots, as the app API shapes it.
 enum PixivJSON {
     private static let japanTime = Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 9 * 3600)!)
 
-    static func illust(_ work: BookmarkedIllustSnapshot, isBookmarked: Bool, translate: Bool) -> [String: Any] {
+    /// The illust object of `work` as served (`State.served(_:)`); `withheld` is why
+    /// it is a placeholder, if it is one.
+    static func illust(_ work: BookmarkedIllustSnapshot, withheld: PixivIllust.InvisibleReason?, isBookmarked: Bool, translate: Bool) -> [String: Any] {
         let thumbnail = work.thumbnailURL ?? FakePixiv.placeholderImageURL
         let base = thumbnail.replacingOccurrences(of: "/c/360x360_70", with: "")
             .replacingOccurrences(of: "_square1200", with: "_master1200")
@@ -26,6 +29,9 @@ enum PixivJSON {
                     "large": swap(imageURLs["large"] as? String ?? ""), "original": swap(original),
                 ]]
             }
+        } else {
+            // A placeholder: every image URL is the placeholder, the original too.
+            metaSinglePage["original_image_url"] = thumbnail
         }
         let tags: [[String: Any]] = work.tags.map { tag in
             ["name": tag.name, "translated_name": (translate ? tag.translatedName : nil) ?? NSNull()]
@@ -39,10 +45,11 @@ enum PixivJSON {
             "type": work.type.rawValue,
             "image_urls": imageURLs,
             "caption": "",
-            "restrict": 0,
+            "restrict": withheld == .myPixivOnly ? 1 : 0,
             "user": [
                 "id": work.artistID, "name": work.artistName, "account": work.isVisible ? "artist\(work.artistID)" : "",
-                "profile_image_urls": ["medium": "https://s.pximg.net/common/images/no_profile_s.png"], "is_followed": false,
+                "profile_image_urls": withheld == .deleted ? [:] : ["medium": "https://s.pximg.net/common/images/no_profile_s.png"],
+                "is_followed": false,
             ] as [String: Any],
             "tags": tags,
             "tools": [String](),
@@ -50,7 +57,7 @@ enum PixivJSON {
             "page_count": work.pageCount,
             "width": work.width,
             "height": work.height,
-            "sanity_level": work.xRestrict > 0 ? 6 : 2,
+            "sanity_level": !work.isVisible ? 0 : work.xRestrict > 0 ? 6 : 2,
             "x_restrict": work.xRestrict,
             "series": series,
             "meta_single_page": metaSinglePage,

@@ -156,7 +156,9 @@ extension FakePixiv {
             query.append(("max_bookmark_id", String(next.bookmarkID)))
             nextURL = Self.url(like: call.url, query: query)
         }
-        let illusts = page.map { PixivJSON.illust(state.served($0.illustID), isBookmarked: true, translate: translate) }
+        let illusts = page.map {
+            PixivJSON.illust(state.served($0.illustID), withheld: state.withheld[$0.illustID], isBookmarked: true, translate: translate)
+        }
         return Self.json(200, PixivBodies.json(["illusts": illusts, "next_url": nextURL]))
     }
 
@@ -185,7 +187,7 @@ extension FakePixiv {
 
     private func bookmarkDetail(_ call: Call, state: State) -> HTTPResponse {
         guard let id = call.value("illust_id").flatMap(Int.init) else { return Self.badRequest(#"{"illust_id":["illust_id is required"]}"#) }
-        guard let work = state.works[id], !state.deleted.contains(id) else { return Self.notFound }
+        guard let work = state.works[id], !state.isDeleted(id) else { return Self.notFound }
         let location = state.location[id]
         let registered = location.flatMap { loc in
             state.lists[loc.restrict]?[State.firstIndex(in: state.lists[loc.restrict] ?? [], atLeast: loc.bookmarkID)].tags
@@ -203,7 +205,7 @@ extension FakePixiv {
     private func addBookmark(_ call: Call, state: inout State) -> HTTPResponse {
         guard let id = call.value("illust_id").flatMap(Int.init) else { return Self.badRequest(#"{"illust_id":["illust_id is required"]}"#) }
         guard let restrict = restrict(call) else { return Self.badRequest(#"{"restrict":["restrict is invalid"]}"#) }
-        guard state.works[id] != nil, !state.deleted.contains(id) else { return Self.notFound }
+        guard state.works[id] != nil, !state.isDeleted(id) else { return Self.notFound }
         let tags = call.form.filter { $0.0 == "tags[]" }.map(\.1)
         state.remove(id)
         state.append(id, to: restrict, tags: tags)

@@ -14,8 +14,11 @@ import Synchronization
 ///   `max_bookmark_id`, the bookmark ID of the first work of the next page.
 /// - One work is in at most one list: bookmarking it again moves it to the top of the list it is
 ///   added to (possibly the other one).
-/// - Hidden and deleted works are served as Pixiv serves them: `visible: false`, empty title and
-///   tags, zero counts, `limit_unknown_360.png` image URLs.
+/// - Works the account can no longer see (``withhold(illustID:reason:)``, ``hide(illustID:)``,
+///   ``delete(illustID:)``) stay bookmarked and are served as Pixiv serves them: `visible: false`,
+///   empty title and tags, 100 × 100, sanity level 0, zero counts, every image URL the
+///   placeholder of their ``PixivIllust/InvisibleReason`` (``placeholderImageURL(for:)``),
+///   `restrict` 1 for My pixiv, and `user.id` 0 for a deleted work, which is also 404 elsewhere.
 /// - Auth as Pixiv: every API request needs `Authorization: Bearer` with a token this fake
 ///   issued (``issueAccessToken(lifetime:)`` or the token endpoint) that has neither expired by
 ///   `now` nor been revoked; else Pixiv's OAuth 400.
@@ -26,8 +29,16 @@ import Synchronization
 public final class FakePixiv: HTTPTransport, Sendable {
     /// Bookmarks per page, as Pixiv.
     public static let pageSize = 30
-    /// The URL Pixiv serves in place of the images of hidden and deleted works.
-    public static let placeholderImageURL = "https://s.pximg.net/common/images/limit_unknown_360.png"
+    /// The URL Pixiv serves in place of the images of deleted works and of works invisible for
+    /// a reason it does not give: `limit_unknown_360.png`.
+    public static let placeholderImageURL = placeholderImageURL(for: .unknown)
+
+    /// The URL Pixiv serves in place of every image of a work invisible for `reason`, for
+    /// example `https://s.pximg.net/common/images/limit_mypixiv_360.png`. A snapshot that is not
+    /// visible and carries it as its thumbnail is served as that kind.
+    public static func placeholderImageURL(for reason: PixivIllust.InvisibleReason) -> String {
+        reason.placeholderImageURL
+    }
 
     /// The account's user ID.
     public let userID: Int
@@ -70,10 +81,13 @@ public final class FakePixiv: HTTPTransport, Sendable {
 
     // MARK: Account content
 
-    /// Replaces both lists (newest first) and forgets hidden and deleted marks. O(n).
+    /// Replaces both lists (newest first) and forgets which works were withheld. O(n).
     ///
     /// An illust must not be in both lists (Pixiv keeps a work in one list); a duplicate
-    /// traps.
+    /// traps. A snapshot that is not visible is withheld for the reason its placeholder
+    /// thumbnail names, as Pixiv's own data would say (``placeholderImageURL(for:)``;
+    /// `limit_unknown` with artist ID 0 is a deletion); one without a placeholder is deleted
+    /// when its artist ID is 0, else withheld as unknown.
     public func load(public publicBookmarks: [BookmarkedIllustSnapshot], private privateBookmarks: [BookmarkedIllustSnapshot]) {
         state.withLock { state in
             state.reset()
@@ -108,19 +122,31 @@ public final class FakePixiv: HTTPTransport, Sendable {
         state.withLock { _ = $0.remove(illustID) }
     }
 
-    /// Marks a work hidden by its artist: it stays bookmarked but is served with `visible: false`.
+    /// Makes a work invisible to the account for `reason`: it stays bookmarked and is served as
+    /// that kind's placeholder (see the type's summary). ``PixivIllust/InvisibleReason/deleted``
+    /// also makes the API answer 404 for it elsewhere (bookmark detail, adding a bookmark).
+    ///
+    /// The latest call wins, so a work can change kind (or come back from the dead) in a test.
+    public func withhold(illustID: Int, reason: PixivIllust.InvisibleReason) {
+        state.withLock { $0.withheld[illustID] = reason }
+    }
+
+    /// Marks a work hidden without a stated reason: ``withhold(illustID:reason:)`` with
+    /// ``PixivIllust/InvisibleReason/unknown``, what Pixiv sends for a work whose artist is still
+    /// there (`limit_unknown_360.png` with the artist's ID). Not 404 elsewhere.
     public func hide(illustID: Int) {
-        state.withLock { _ = $0.hidden.insert(illustID) }
+        withhold(illustID: illustID, reason: .unknown)
     }
 
-    /// Marks a work deleted: it stays in the bookmark lists, served with `visible: false`, and
-    /// the API answers 404 for it elsewhere.
+    /// Marks a work deleted: ``withhold(illustID:reason:)`` with
+    /// ``PixivIllust/InvisibleReason/deleted``. It stays in the bookmark lists, served with
+    /// `visible: false` and `user.id` 0, and the API answers 404 for it elsewhere.
     public func delete(illustID: Int) {
-        state.withLock { _ = $0.deleted.insert(illustID) }
+        withhold(illustID: illustID, reason: .deleted)
     }
 
-    /// The bookmarks of `restrict`, newest first, as a complete sync would store them (hidden
-    /// and deleted works in their invisible form). O(n).
+    /// The bookmarks of `restrict`, newest first, as a complete sync would store them (withheld
+    /// works as their placeholders). O(n).
     public func bookmarks(in restrict: Restrict) -> [BookmarkedIllustSnapshot] {
         state.withLock { state in
             state.lists[restrict, default: []].reversed().map { state.served($0.illustID) }
@@ -210,8 +236,8 @@ extension FakePixiv {
         var lists: [Restrict: [Entry]] = [:]
         var location: [Int: (restrict: Restrict, bookmarkID: Int)] = [:]
         var works: [Int: BookmarkedIllustSnapshot] = [:]
-        var hidden: Set<Int> = []
-        var deleted: Set<Int> = []
+        /// Why each work the account can no longer see is withheld; the one source of truth.
+        var withheld: [Int: PixivIllust.InvisibleReason] = [:]
         var nextBookmarkID = 1_000
         var faults: [(Endpoint?, Fault)] = []
         var log: [LoggedRequest] = []
@@ -227,14 +253,21 @@ extension FakePixiv {
             lists = [.public: [], .private: []]
             location = [:]
             works = [:]
-            hidden = []
-            deleted = []
+            withheld = [:]
         }
 
-        /// Adds a work to the catalogue; a snapshot that is not visible is served as hidden.
+        /// Adds a work to the catalogue; a snapshot that is not visible is withheld for the
+        /// reason it carries (see ``FakePixiv/load(public:private:)``). A visible one does not
+        /// lift an earlier withholding.
         mutating func register(_ illust: BookmarkedIllustSnapshot) {
             works[illust.id] = illust
-            if !illust.isVisible { hidden.insert(illust.id) }
+            if !illust.isVisible { withheld[illust.id] = Self.reason(of: illust) }
+        }
+
+        /// The reason a snapshot that is not visible says it has.
+        static func reason(of illust: BookmarkedIllustSnapshot) -> PixivIllust.InvisibleReason {
+            illust.thumbnailURL.flatMap { PixivIllust.InvisibleReason(placeholderURL: $0, userID: illust.artistID) }
+                ?? (illust.artistID == 0 ? .deleted : .unknown)
         }
 
         mutating func append(_ illustID: Int, to restrict: Restrict, tags: [String]) {
@@ -274,17 +307,17 @@ extension FakePixiv {
             return faults.remove(at: index).1
         }
 
-        func isInvisible(_ illustID: Int) -> Bool {
-            hidden.contains(illustID) || deleted.contains(illustID)
+        func isDeleted(_ illustID: Int) -> Bool {
+            withheld[illustID] == .deleted
         }
 
-        /// The work as Pixiv serves it now.
+        /// The work as Pixiv serves it now: a withheld one as its kind's placeholder.
         func served(_ illustID: Int) -> BookmarkedIllustSnapshot {
             let work = works[illustID] ?? BookmarkedIllustSnapshot(id: illustID, title: "")
-            if isInvisible(illustID) {
+            if let reason = withheld[illustID] {
                 return BookmarkedIllustSnapshot(
-                    id: work.id, title: "", type: .illust, artistID: work.artistID, artistName: "",
-                    tags: [], thumbnailURL: FakePixiv.placeholderImageURL, pageCount: 1, width: 0, height: 0,
+                    id: work.id, title: "", type: .illust, artistID: reason == .deleted ? 0 : work.artistID, artistName: "",
+                    tags: [], thumbnailURL: FakePixiv.placeholderImageURL(for: reason), pageCount: 1, width: 100, height: 100,
                     xRestrict: 0, aiType: 0, createDate: work.createDate, isVisible: false, totalBookmarks: 0
                 )
             }

@@ -1,0 +1,123 @@
+import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import PixivAPI
+import Testing
+
+/// Works the account can no longer see, as `FakePixiv` serves them: each kind in the shape Pixiv
+/// sends it, decoded through `PixivClient`.
+@Suite struct InvisibleWorksTests {
+    private static let generator = SyntheticBookmarks(tagCount: 200)
+
+    /// The placeholder each kind arrives with, spelled out rather than taken from the code under test.
+    private static let placeholders: [PixivIllust.InvisibleReason: String] = [
+        .deleted: "https://s.pximg.net/common/images/limit_unknown_360.png",
+        .myPixivOnly: "https://s.pximg.net/common/images/limit_mypixiv_360.png",
+        .sanityLimited: "https://s.pximg.net/common/images/limit_sanity_level_360.png",
+        .unviewable: "https://s.pximg.net/common/images/limit_unviewable_360.png",
+        .unknown: "https://s.pximg.net/common/images/limit_unknown_360.png",
+    ]
+
+    /// Visible works with every kind of content: several pages, R-18, counts, tags.
+    private static func visibleWorks(_ count: Int) -> [BookmarkedIllustSnapshot] {
+        generator.illusts(count: count, seed: 21).enumerated().map { index, work in
+            var work = work
+            work.isVisible = true
+            work.title = "work \(index)"
+            work.artistID = 5_000 + index
+            work.artistName = "artist \(index)"
+            work.tags = [TagRef(name: "タグ\(index)")]
+            work.pageCount = 3
+            work.width = 1_200
+            work.height = 900
+            work.xRestrict = 1
+            work.totalBookmarks = 77
+            work.thumbnailURL = nil
+            return work
+        }
+    }
+
+    @Test(arguments: Wire.allCases)
+    func eachKindIsServedInPixivsShape(wire: Wire) async throws {
+        let kinds = PixivIllust.InvisibleReason.allCases
+        let works = Self.visibleWorks(kinds.count + 1)
+        let harness = try Harness(overHTTP: wire.overHTTP, public: works)
+        defer { harness.stop() }
+        for (work, kind) in zip(works, kinds) { harness.pixiv.withhold(illustID: work.id, reason: kind) }
+
+        let page = try await harness.client.userBookmarks(userID: 4242, restrict: .public)
+        #expect(page.illusts.map(\.id) == works.map(\.id))
+        for ((served, work), kind) in zip(zip(page.illusts, works), kinds) {
+            let placeholder = try #require(Self.placeholders[kind])
+            #expect(served.invisibleReason == kind)
+            #expect(!served.isVisible, "\(kind)")
+            #expect(served.title == "", "\(kind)")
+            #expect(served.tags.isEmpty, "\(kind)")
+            #expect(served.width == 100 && served.height == 100, "\(kind)")
+            #expect(served.sanityLevel == 0 && served.xRestrict == 0, "\(kind)")
+            #expect([served.imageURLs.squareMedium, served.imageURLs.medium, served.imageURLs.large, served.originalImageURL]
+                == Array(repeating: placeholder, count: 4), "\(kind)")
+            #expect(served.metaPages.isEmpty, "\(kind): a placeholder has no pages")
+            #expect(served.pageCount == 1, "\(kind)")
+            #expect(served.restrict == (kind == .myPixivOnly ? 1 : 0), "\(kind)")
+            #expect(served.user.id == (kind == .deleted ? 0 : work.artistID), "\(kind): only a deleted work loses its artist")
+            #expect(served.user.name == "", "\(kind)")
+            #expect(served.totalBookmarks == 0 && served.totalView == 0 && served.totalComments == 0, "\(kind)")
+            #expect(served.illustAIType == 0, "\(kind)")
+        }
+        let visible = try #require(page.illusts.last)
+        #expect(visible.invisibleReason == nil)
+        #expect(visible.isVisible && visible.title == works.last?.title && visible.restrict == 0)
+        #expect(visible.metaPages.count == 3 && visible.sanityLevel == 6)
+
+        // Deleted is 404 elsewhere; the other kinds are still there.
+        for (work, kind) in zip(works, kinds) {
+            if kind == .deleted {
+                let error = await #expect(throws: PixivError.self) { try await harness.client.bookmarkDetail(illustID: work.id) }
+                #expect(error?.code == .notFound)
+                await #expect(throws: PixivError.self) {
+                    try await harness.client.addBookmark(illustID: work.id, restrict: .private)
+                }
+            } else {
+                #expect(try await harness.client.bookmarkDetail(illustID: work.id).isBookmarked, "\(kind)")
+            }
+        }
+    }
+
+    @Test func hideIsUnknownAndDeleteIsDeleted() async throws {
+        let works = Self.visibleWorks(2)
+        let pixiv = FakePixiv(userID: 9, public: works)
+        pixiv.hide(illustID: works[0].id)
+        pixiv.delete(illustID: works[1].id)
+        let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
+        let served = try await client.userBookmarks(userID: 9, restrict: .public).illusts
+        #expect(served.map(\.invisibleReason) == [.unknown, .deleted])
+        #expect(served.map(\.user.id) == [works[0].artistID, 0])
+        #expect(served.allSatisfy { $0.imageURLs.squareMedium == FakePixiv.placeholderImageURL })
+        // What a complete sync would store matches what is served.
+        #expect(pixiv.bookmarks(in: .public).map(\.artistID) == [works[0].artistID, 0])
+        #expect(pixiv.bookmarks(in: .public).map(\.thumbnailURL) == Array(repeating: FakePixiv.placeholderImageURL, count: 2))
+
+        // The latest call wins.
+        pixiv.withhold(illustID: works[1].id, reason: .sanityLimited)
+        #expect(try await client.bookmarkDetail(illustID: works[1].id).isBookmarked)
+        #expect(try await client.userBookmarks(userID: 9, restrict: .public).illusts[1].invisibleReason == .sanityLimited)
+    }
+
+    @Test func aSnapshotsPlaceholderSaysItsKind() async throws {
+        var snapshots = PixivIllust.InvisibleReason.allCases.enumerated().map { index, kind in
+            BookmarkedIllustSnapshot(
+                id: 10 + index, title: "", artistID: kind == .deleted ? 0 : 700 + index,
+                thumbnailURL: FakePixiv.placeholderImageURL(for: kind), width: 100, height: 100, isVisible: false
+            )
+        }
+        // Not visible without a placeholder: deleted without an artist, unknown with one.
+        snapshots.append(BookmarkedIllustSnapshot(id: 20, title: "", isVisible: false))
+        snapshots.append(BookmarkedIllustSnapshot(id: 21, title: "", artistID: 5, isVisible: false))
+        let pixiv = FakePixiv(userID: 9, private: snapshots)
+        let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
+        let served = try await client.userBookmarks(userID: 9, restrict: .private).illusts
+        #expect(served.map(\.invisibleReason) == PixivIllust.InvisibleReason.allCases + [.deleted, .unknown])
+        #expect(pixiv.bookmarks(in: .private).prefix(5).map(\.thumbnailURL) == PixivIllust.InvisibleReason.allCases.map { Self.placeholders[$0] })
+    }
+}
