@@ -1,10 +1,18 @@
 import BookmarkIndex
 import Foundation
+import PixivAPI
 
 /// Generates realistic bookmark data: reproducible from a seed, with Zipf-distributed tags from
 /// a vocabulary of Japanese tag names (some with English translations), titles and artist names
 /// that mix CJK, emoji, quotes and backslashes, Pixiv-shaped thumbnail URLs, and a share of works
-/// that were hidden or deleted after being bookmarked.
+/// the account can no longer see, of every kind.
+///
+/// An invisible work is what Pixiv sends for it: not visible, empty title and tags, 100 × 100,
+/// zero counts, its kind's placeholder (``FakePixiv/placeholderImageURL(for:)``) as thumbnail, and
+/// artist ID 0 if deleted, so the snapshot itself says its kind and ``FakePixiv`` serves it as
+/// that kind. In an account from ``illusts(count:seed:firstIllustID:)`` the invisible works take
+/// the kinds in turn, newest first (``invisibleKinds``), so any account with at least five of them
+/// has every kind.
 ///
 /// The demo, the benchmarks and the tests use it to build accounts of any size.
 public struct SyntheticBookmarks: Sendable {
@@ -20,7 +28,8 @@ public struct SyntheticBookmarks: Sendable {
     ///   - tagCount: distinct tags in the vocabulary.
     ///   - tagsPerWork: how many tags each visible work gets.
     ///   - zipfExponent: the skew of tag popularity; tag k is drawn with weight 1 / k^s.
-    ///   - invisibleShare: the fraction of works that are hidden or deleted.
+    ///   - invisibleShare: the fraction of works the account can no longer see (each drawn
+    ///     independently; an account of 3,000 at the default 0.02 has about 60).
     public init(
         tagCount: Int = 5_000,
         tagsPerWork: ClosedRange<Int> = 6...10,
@@ -38,13 +47,21 @@ public struct SyntheticBookmarks: Sendable {
         self.invisibleShare = invisibleShare
     }
 
+    /// The kinds of invisible works, in the order an account's invisible works take them.
+    public static let invisibleKinds: [PixivIllust.InvisibleReason] = [.deleted, .myPixivOnly, .sanityLimited, .unviewable, .unknown]
+
     /// The illusts of an account with `count` bookmarks, newest bookmark first.
     ///
-    /// Illust IDs are distinct and start at `firstIllustID`.
+    /// Illust IDs are distinct and start at `firstIllustID`. The invisible works cycle through
+    /// ``invisibleKinds`` in list order, so every kind appears once there are five of them.
     public func illusts(count: Int, seed: UInt64, firstIllustID: Int = 100_000_000) -> [BookmarkedIllustSnapshot] {
         var random = SeededRandom(seed: seed)
+        var invisibleSoFar = 0
         return (0..<count).map { index in
-            illust(id: firstIllustID + (count - index) * 7 + Int(random.next() % 7), using: &random)
+            let id = firstIllustID + (count - index) * 7 + Int(random.next() % 7)
+            let work = illust(id: id, using: &random, invisibleKind: Self.invisibleKinds[invisibleSoFar % Self.invisibleKinds.count])
+            if !work.isVisible { invisibleSoFar += 1 }
+            return work
         }
     }
 
@@ -65,16 +82,23 @@ public struct SyntheticBookmarks: Sendable {
         }
     }
 
-    /// One generated illust with the given ID.
+    /// One generated illust with the given ID; if it comes out invisible, its kind is
+    /// ``invisibleKinds``[`id` % 5].
     public func illust(id: Int, using random: inout SeededRandom) -> BookmarkedIllustSnapshot {
+        illust(id: id, using: &random, invisibleKind: Self.invisibleKinds[Int(id.magnitude % UInt(Self.invisibleKinds.count))])
+    }
+
+    /// One generated illust, of kind `invisibleKind` if it comes out invisible. The kind draws
+    /// nothing from `random`, so it changes no other work of the account.
+    private func illust(id: Int, using random: inout SeededRandom, invisibleKind: PixivIllust.InvisibleReason) -> BookmarkedIllustSnapshot {
         let artistID = 1_000 + Int(random.next() % 20_000)
         let createDate = Date(timeIntervalSince1970: 1_400_000_000 + Double(random.next() % 380_000_000))
         if Double(random.next() % 10_000) / 10_000 < invisibleShare {
-            // How Pixiv sends a work deleted or hidden after it was bookmarked.
+            // How Pixiv sends a work the account can no longer see.
             return BookmarkedIllustSnapshot(
-                id: id, title: "", type: .illust, artistID: artistID, artistName: "",
-                tags: [], thumbnailURL: "https://s.pximg.net/common/images/limit_unknown_360.png",
-                pageCount: 1, width: 0, height: 0, createDate: createDate, isVisible: false
+                id: id, title: "", type: .illust, artistID: invisibleKind == .deleted ? 0 : artistID, artistName: "",
+                tags: [], thumbnailURL: FakePixiv.placeholderImageURL(for: invisibleKind),
+                pageCount: 1, width: 100, height: 100, createDate: createDate, isVisible: false
             )
         }
         let tagCount = tagsPerWork.lowerBound + Int(random.next() % UInt64(tagsPerWork.count))

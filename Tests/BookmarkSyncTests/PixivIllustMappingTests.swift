@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct PixivIllustMappingTests {
     @Test func aWalkOfTheFakeMapsBackToItsTruth() async throws {
-        // 10% hidden or deleted works, so a 200-work list surely has some.
+        // 10% invisible works, so a 200-work list surely has some of every kind.
         let generator = SyntheticBookmarks(tagCount: 300, invisibleShare: 0.1)
         let works = generator.illusts(count: 200, seed: 11)
         let pixiv = FakePixiv(userID: 7, private: works)
@@ -25,7 +25,10 @@ import Testing
         let invisible = snapshots.filter { !$0.isVisible }
         #expect(invisible.count > 5)
         #expect(invisible.contains { $0.id == works[3].id })
-        #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.totalBookmarks == 0 })
+        #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.totalBookmarks == 0 && $0.width == 100 && $0.height == 100 })
+        #expect(Set(invisible.compactMap(\.thumbnailURL)) == Set(PixivIllust.InvisibleReason.allCases.map(FakePixiv.placeholderImageURL(for:))))
+        #expect(invisible.contains { $0.artistID == 0 } && invisible.contains { $0.artistID != 0 && $0.thumbnailURL == FakePixiv.placeholderImageURL },
+                "both deleted and unknown works")
         #expect(snapshots.contains { $0.type == .manga } && snapshots.contains { $0.pageCount > 1 })
     }
 

@@ -4,8 +4,8 @@ import Foundation
 import PixivAPI
 import Testing
 
-/// Works the account can no longer see, as `FakePixiv` serves them: each kind in the shape Pixiv
-/// sends it, decoded through `PixivClient`.
+/// Works the account can no longer see, as `FakePixiv` serves them and `SyntheticBookmarks`
+/// generates them: each kind in the shape Pixiv sends it, decoded through `PixivClient`.
 @Suite struct InvisibleWorksTests {
     private static let generator = SyntheticBookmarks(tagCount: 200)
 
@@ -17,6 +17,17 @@ import Testing
         .unviewable: "https://s.pximg.net/common/images/limit_unviewable_360.png",
         .unknown: "https://s.pximg.net/common/images/limit_unknown_360.png",
     ]
+
+    /// The kind a generated snapshot says it is, read the way Pixiv's data says it.
+    private static func kind(of work: BookmarkedIllustSnapshot) -> PixivIllust.InvisibleReason? {
+        switch work.thumbnailURL {
+        case placeholders[.myPixivOnly]: .myPixivOnly
+        case placeholders[.sanityLimited]: .sanityLimited
+        case placeholders[.unviewable]: .unviewable
+        case placeholders[.unknown]: work.artistID == 0 ? .deleted : .unknown
+        default: nil
+        }
+    }
 
     /// Visible works with every kind of content: several pages, R-18, counts, tags.
     private static func visibleWorks(_ count: Int) -> [BookmarkedIllustSnapshot] {
@@ -119,5 +130,31 @@ import Testing
         let served = try await client.userBookmarks(userID: 9, restrict: .private).illusts
         #expect(served.map(\.invisibleReason) == PixivIllust.InvisibleReason.allCases + [.deleted, .unknown])
         #expect(pixiv.bookmarks(in: .private).prefix(5).map(\.thumbnailURL) == PixivIllust.InvisibleReason.allCases.map { Self.placeholders[$0] })
+    }
+
+    @Test func theDemoAccountHasEveryKind() async throws {
+        // The demo's account: 3,000 public (seed 1) and 600 private bookmarks, default generator.
+        let generator = SyntheticBookmarks()
+        let publicWorks = generator.illusts(count: 3_000, seed: 1, firstIllustID: 100_000_000)
+        let privateWorks = generator.illusts(count: 600, seed: 1 &+ 0x5EED, firstIllustID: 80_000_000)
+        for works in [publicWorks, privateWorks] {
+            let invisible = works.filter { !$0.isVisible }
+            let kinds = invisible.map(Self.kind(of:))
+            #expect(Array(kinds.prefix(5)) == SyntheticBookmarks.invisibleKinds, "the kinds take turns, newest first")
+            #expect(Set(kinds) == Set(PixivIllust.InvisibleReason.allCases))
+            #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.width == 100 && $0.height == 100 && $0.artistName.isEmpty })
+        }
+        // And the fake serves each generated kind as that kind.
+        let pixiv = FakePixiv(userID: 9, public: publicWorks)
+        let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
+        var page = try await client.userBookmarks(userID: 9, restrict: .public)
+        var served = page.illusts
+        while let next = page.nextURL {
+            page = try await client.bookmarks(nextURL: next)
+            served += page.illusts
+        }
+        let reasons = Dictionary(grouping: served.compactMap(\.invisibleReason), by: { $0 }).mapValues(\.count)
+        #expect(Set(reasons.keys) == Set(PixivIllust.InvisibleReason.allCases))
+        #expect(reasons.values.reduce(0, +) == publicWorks.filter { !$0.isVisible }.count)
     }
 }
