@@ -32,7 +32,7 @@ public struct BookmarkPage: Sendable, Hashable {
     /// The illusts on the page, in the list's order (newest bookmark first).
     public var illusts: [BookmarkedIllustSnapshot]
     /// The opaque token for the next page, or `nil` on the last page. The engine persists it
-    /// (``FullSyncCursor/nextPage``), so it must stay valid across a restart.
+    /// (`FullSyncCursor.nextPage`), so it must stay valid across a restart.
     public var nextPage: String?
 
     /// Creates a page.

@@ -1,7 +1,7 @@
 import BookmarkIndex
 import Foundation
 
-/// Keeps a ``BookmarksIndexStore`` in step with a user's bookmark lists, without ever getting
+/// Keeps a `BookmarksIndexStore` in step with a user's bookmark lists, without ever getting
 /// the account rate-limited.
 ///
 /// Only user intent starts work: call ``startAutoSync(for:)`` when the Bookmarks screen
@@ -95,7 +95,7 @@ public actor BookmarkSyncEngine {
     /// Records a bookmark the app just made (its POST already succeeded): the row appears at
     /// once, on top of `restrict`'s list, with the illust's tags.
     ///
-    /// - Throws: ``BookmarkIndexError`` when the store cannot write.
+    /// - Throws: `BookmarkIndexError` when the store cannot write.
     public func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict) async throws {
         try await withStore {
             let index = await store.snapshot
@@ -110,7 +110,7 @@ public actor BookmarkSyncEngine {
     /// begins later clears the tombstone when it completes). The tombstone is written with the
     /// removal, in the list's metadata, so it outlives a restart.
     ///
-    /// - Throws: ``BookmarkIndexError`` when the store cannot write.
+    /// - Throws: `BookmarkIndexError` when the store cannot write.
     public func recordUnbookmark(illustID: Int, restrict: Restrict) async throws {
         try await withStore {
             let index = await store.snapshot

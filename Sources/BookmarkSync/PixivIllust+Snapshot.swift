@@ -6,7 +6,7 @@ extension PixivIllust {
     /// The illust as the index keeps it.
     ///
     /// Works Pixiv sends with `visible: false` (hidden or deleted after they were bookmarked)
-    /// map to ``BookmarkedIllustSnapshot/isVisible`` `false`; their placeholder title and tags
+    /// map to a snapshot whose `isVisible` is `false`; their placeholder title and tags
     /// are kept as sent (empty). An unparsable `create_date` maps to the epoch.
     public var snapshot: BookmarkedIllustSnapshot {
         BookmarkedIllustSnapshot(

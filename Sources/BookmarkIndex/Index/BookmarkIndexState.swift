@@ -1,8 +1,10 @@
 /// The whole index as a value: both lists, their tag histograms, inverted tag indexes, server
 /// order and sync metadata.
 ///
-/// `BookmarkIndexState` is a pure value type: ``apply(_:)`` is the only way to change it, and it
-/// keeps every derived structure current as it goes, so reads never rebuild anything.
+/// `BookmarkIndexState` is a pure value type: applying changes, one with
+/// ``apply(_:)-(BookmarkChange)`` or a batch with ``apply(_:)-(Sequence<BookmarkChange>)``, is
+/// the only way to change it, and it keeps every derived structure current as it goes, so reads
+/// never rebuild anything.
 /// ``BookmarksIndexStore`` owns one and makes every batch durable before applying it; use the
 /// state directly for tests, tools and off-actor snapshots. Copies are cheap until written
 /// (copy-on-write).
