@@ -51,16 +51,18 @@ extension FakePixiv {
 
         let kind: Kind
 
-        /// HTTP 429, with a `Retry-After` header when `retryAfter` is given (seconds such as
-        /// `"3"` or an HTTP-date).
+        /// HTTP 429 (what Pixiv's *web* endpoints answer; the app API answers
+        /// ``rateLimitMessage(status:)``), with a `Retry-After` header when `retryAfter` is given
+        /// (seconds such as `"3"` or an HTTP-date).
         public static func tooManyRequests(retryAfter: String? = nil) -> Fault {
             var headers: HTTPHeaders = ["Content-Type": "application/json"]
             if let retryAfter { headers["Retry-After"] = retryAfter }
             return Fault(kind: .respond(status: 429, headers: headers, body: PixivBodies.error(message: "Rate Limit")))
         }
 
-        /// Pixiv's other way of rate limiting: `status` (403 or 400) with `"Rate Limit"` as the
-        /// error message.
+        /// How Pixiv's app API rate-limits: `status` (403, sometimes 400) with
+        /// `{"error":{"user_message":"","message":"Rate Limit","reason":"","user_message_details":{}}}`
+        /// and no `Retry-After`.
         public static func rateLimitMessage(status: Int = 403) -> Fault {
             Fault(kind: .respond(status: status, headers: ["Content-Type": "application/json"], body: PixivBodies.error(message: "Rate Limit")))
         }
@@ -68,6 +70,22 @@ extension FakePixiv {
         /// A server failure with `status` (5xx) and an HTML body, as Pixiv's front end sends.
         public static func serverError(status: Int = 500) -> Fault {
             Fault(kind: .respond(status: status, headers: ["Content-Type": "text/html"], body: Data("<html><body><h1>\(status) Internal Server Error</h1></body></html>".utf8)))
+        }
+
+        /// Cloudflare's block page in front of Pixiv: `status` (403, or 503) with an HTML body,
+        /// `Server: cloudflare` and a `CF-RAY` header, instead of an answer of the API.
+        public static func cloudflareBlock(status: Int = 403) -> Fault {
+            let page = """
+                <!DOCTYPE html>
+                <html lang="en-US"><head><title>Attention Required! | Cloudflare</title></head>
+                <body><h1>Sorry, you have been blocked</h1><p>You are unable to access pixiv.net</p>
+                <p>Cloudflare Ray ID: 8c0ffee000000000 • Performance &amp; security by Cloudflare</p></body></html>
+                """
+            return Fault(kind: .respond(
+                status: status,
+                headers: ["Content-Type": "text/html; charset=UTF-8", "Server": "cloudflare", "CF-RAY": "8c0ffee000000000-NRT"],
+                body: Data(page.utf8)
+            ))
         }
 
         /// A 200 response whose body is not valid JSON.

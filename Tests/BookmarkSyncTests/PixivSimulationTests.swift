@@ -177,6 +177,7 @@ import Testing
             #expect(entry.timestamp == exchange.startedAt && entry.path == exchange.path, sourceLocation: sourceLocation)
             let expectedStatus: Int? = switch exchange.injected {
             case .tooManyRequests?: 429
+            case .cloudflare?: 403
             case .rateLimitBody(let status)?, .serverError(let status)?: status
             case .dropConnection?: nil
             case .malformedJSON?, .truncatedBody?, nil: 200

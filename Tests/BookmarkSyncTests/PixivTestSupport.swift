@@ -35,6 +35,7 @@ enum InjectedFault: Sendable, Hashable {
     case malformedJSON
     case truncatedBody
     case dropConnection
+    case cloudflare
 
     var fault: FakePixiv.Fault {
         switch self {
@@ -44,13 +45,14 @@ enum InjectedFault: Sendable, Hashable {
         case .malformedJSON: .malformedJSON
         case .truncatedBody: .truncatedBody
         case .dropConnection: .dropConnection
+        case .cloudflare: .cloudflareBlock()
         }
     }
 
     /// Whether the engine must retry after it (rate limit, 5xx, transport).
     var isRetryable: Bool {
         switch self {
-        case .tooManyRequests, .rateLimitBody, .serverError, .dropConnection: true
+        case .tooManyRequests, .rateLimitBody, .serverError, .dropConnection, .cloudflare: true
         case .malformedJSON, .truncatedBody: false
         }
     }

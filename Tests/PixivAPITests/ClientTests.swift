@@ -254,7 +254,7 @@ import Testing
             #expect(error.pixivError?.oauthCode == 1508)
             #expect(!error.isRetryable)
             let text = "\(error) \(error.message) \(String(describing: error.bodyPrefix))"
-            for secret in [harness.pixiv.refreshToken, Harness.clientSecret, "fake-access-token"] {
+            for secret in [harness.pixiv.refreshToken, ClientCredentials.pixivApp.secret, "fake-access-token"] {
                 #expect(!text.contains(secret))
             }
         }

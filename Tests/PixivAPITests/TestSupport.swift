@@ -33,9 +33,6 @@ final class SleepRecorder: Sendable {
 
 /// A fake account plus a client wired to it, in process or over loopback HTTP.
 struct Harness {
-    static let clientID = "test-client-id"
-    static let clientSecret = "test-client-secret"
-
     let pixiv: FakePixiv
     let clock: ManualClock
     let tokens: RefreshTokenProvider
