@@ -8,7 +8,7 @@ import Testing
 /// The wiring shown in the README and the DocC article, kept compiling and working here.
 @Suite struct DocumentationExampleTests {
     @Test func theProductionWiringBuildsWithoutARequest() throws {
-        let (refreshToken, clientID, clientSecret, userID) = ("refresh", "client-id", "client-secret", 4242)
+        let (refreshToken, userID) = ("refresh", 4242)
         let configuration = PixivClient.Configuration()
         let tokens = RefreshTokenProvider(
             refreshToken: refreshToken, configuration: configuration, transport: URLSessionTransport()
