@@ -8,7 +8,9 @@ import Foundation
 /// appears, ``refresh(_:)`` when the user pulls to refresh; the engine has no timer that fetches
 /// on its own. Both lists share one request stream: one request at a time, at least
 /// ``SyncConfiguration/minimumRequestSpacing`` apart, and the other list waits in a queue.
-/// Failures back off and pause as ``SyncConfiguration`` says. ``statusUpdates(bufferingPolicy:)``
+/// The account's budget allows a burst at that floor, then a sustained pace; a rate-limit
+/// answer cools the account down and slows the pace; failures back off and pause; all as
+/// ``SyncConfiguration`` says. ``statusUpdates(bufferingPolicy:)``
 /// tells a UI what is happening.
 ///
 /// ```swift

@@ -2,6 +2,29 @@ import Foundation
 
 /// Every number the sync engine's rate-limit discipline uses. The defaults are the product's
 /// policy; change them only with a reason (tests shorten nothing: they use a test clock).
+///
+/// ## Why these numbers
+///
+/// Pixiv publishes no limits. What its users report (the issue threads of public Pixiv
+/// clients): the app API starts answering `"Rate Limit"` after roughly 100 requests within one
+/// to two minutes, about one request a second sustained; the penalty lasts minutes (clients
+/// wait 300 s); and it is the account's (after a trip even the other list will not load),
+/// possibly the IP's too. So the engine paces on two levels:
+///
+/// - a floor of ``minimumRequestSpacing`` (150 ms) between any two requests, at which a burst
+///   of ``requestBurst`` (20) requests goes out: a delta (one or two requests) and a list of up
+///   to 570 bookmarks sync as fast as ever;
+/// - a sustained budget of one request per ``sustainedRequestInterval`` (1.8 s, 0.56 per
+///   second) after the burst. In any two minutes that is at most 20 + 67 = 87 requests, and in
+///   any one minute 20 + 34 = 54: under the ~100 the reports describe, with a margin for the
+///   reports' vagueness. A walk of 12,000 bookmarks (400 pages) takes about 11.5 minutes, 1.8
+///   times what a limit of 100 per 120 s allows at best (375 s); 100,000 bookmarks take about
+///   1 h 40 min, in the background, resumable.
+///
+/// If Pixiv is stricter than that, the engine learns: a rate-limit answer cools the account
+/// down for ``rateLimitCooldown`` (300 s, as clients wait; doubling for consecutive ones),
+/// halves the sustained rate and caps it below the rate that tripped, then earns it back step
+/// by step (``recoveryRunLength``). See ``learnedRateMargin`` and ``learnedRateLifetime``.
 public struct SyncConfiguration: Sendable, Hashable {
     /// How long after a list's last sync an automatic sync of it does nothing. Default 60 s.
     public var deltaCooldown: TimeInterval
@@ -12,14 +35,41 @@ public struct SyncConfiguration: Sendable, Hashable {
     /// Default 7 days.
     public var fullSyncMaxAge: TimeInterval
     /// The least time between the end of one request and the start of the next, across both
-    /// lists. Default 150 ms.
+    /// lists: the pace of a burst. Default 150 ms.
     public var minimumRequestSpacing: TimeInterval
-    /// The wait after the first failure of a run of retryable failures; it doubles with each
+    /// How many requests may go out at ``minimumRequestSpacing`` before the sustained pace
+    /// applies: the size of the token bucket. Default 20: a delta or a list of up to 20 pages
+    /// is not slowed at all.
+    public var requestBurst: Int
+    /// The sustained pace once the burst is spent: one request per this many seconds, both lists
+    /// together (the bucket refills one token per interval). Default 1.8 s: at most 87 requests
+    /// in any two minutes with the burst, under the ~100 that Pixiv's users report trips the
+    /// limit.
+    public var sustainedRequestInterval: TimeInterval
+    /// The slowest the learned pace gets after rate-limit answers: one request per this many
+    /// seconds. Default 10 s.
+    public var slowestRequestInterval: TimeInterval
+    /// How long the whole account waits after a rate-limit answer (Pixiv's app API sends no
+    /// `Retry-After`; a longer one wins), doubling for each further one without a success in
+    /// between, never more than ``maximumPause``. Default 300 s, what Pixiv clients wait.
+    public var rateLimitCooldown: TimeInterval
+    /// After a rate-limit answer, how many successes in a row earn back one step of the rate (a
+    /// tenth of the configured rate). Default 20.
+    public var recoveryRunLength: Int
+    /// After a rate-limit answer the rate may grow back only up to this share of the rate that
+    /// tripped, for ``learnedRateLifetime``: a limit stricter than the defaults is learned in a
+    /// few trips instead of being tripped again and again. Default 0.8.
+    public var learnedRateMargin: Double
+    /// How long the cap learned from a rate-limit answer holds before the engine tries the
+    /// configured rate again. Default 1 hour.
+    public var learnedRateLifetime: TimeInterval
+    /// The wait after the first server or network failure of a run; it doubles with each
     /// further failure. Default 1 s.
     public var initialBackoff: TimeInterval
     /// The longest backoff the doubling reaches (a longer `Retry-After` still wins). Default 30 s.
     public var maximumBackoff: TimeInterval
-    /// After this many consecutive retryable failures the list pauses. Default 3.
+    /// After this many consecutive retryable failures (backoffs and rate-limit cooldowns) the
+    /// list pauses. Default 3.
     public var failuresBeforePause: Int
     /// How long a paused list stays paused. Default 1 hour. A server's `Retry-After` that is
     /// longer pauses it until then, up to ``maximumPause``.
@@ -44,6 +94,13 @@ public struct SyncConfiguration: Sendable, Hashable {
         refreshCooldown: TimeInterval = 60,
         fullSyncMaxAge: TimeInterval = 7 * 24 * 60 * 60,
         minimumRequestSpacing: TimeInterval = 0.150,
+        requestBurst: Int = 20,
+        sustainedRequestInterval: TimeInterval = 1.8,
+        slowestRequestInterval: TimeInterval = 10,
+        rateLimitCooldown: TimeInterval = 300,
+        recoveryRunLength: Int = 20,
+        learnedRateMargin: Double = 0.8,
+        learnedRateLifetime: TimeInterval = 60 * 60,
         initialBackoff: TimeInterval = 1,
         maximumBackoff: TimeInterval = 30,
         failuresBeforePause: Int = 3,
@@ -57,6 +114,13 @@ public struct SyncConfiguration: Sendable, Hashable {
         self.refreshCooldown = refreshCooldown
         self.fullSyncMaxAge = fullSyncMaxAge
         self.minimumRequestSpacing = minimumRequestSpacing
+        self.requestBurst = max(1, requestBurst)
+        self.sustainedRequestInterval = max(sustainedRequestInterval, 0.001)
+        self.slowestRequestInterval = max(slowestRequestInterval, self.sustainedRequestInterval)
+        self.rateLimitCooldown = rateLimitCooldown
+        self.recoveryRunLength = max(1, recoveryRunLength)
+        self.learnedRateMargin = min(max(learnedRateMargin, 0.1), 1)
+        self.learnedRateLifetime = learnedRateLifetime
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
         self.failuresBeforePause = failuresBeforePause

@@ -56,7 +56,11 @@ public enum ListSyncStatus: Sendable, Hashable {
     /// `Retry-After`) while the other list was syncing; the next attempt is at `until`.
     /// `attempt` counts this list's consecutive failures so far (0 when only waiting).
     case backingOff(until: Date, attempt: Int)
-    /// The list failed too often in a row; syncs of it are refused until `until`.
+    /// Pixiv rate-limited the account: no request of either list goes out before `until`
+    /// (then the sync resumes where it stopped, at a slower pace).
+    case coolingDown(until: Date)
+    /// The list failed too often in a row, or the server asked for a wait as long as a pause;
+    /// syncs of it are refused until `until`.
     case paused(until: Date, reason: BookmarkSyncError)
     /// The last sync stopped with an error that retrying would not fix (for example
     /// ``BookmarkSyncError/Code/unauthorized``); the next user intent tries again.
@@ -78,14 +82,22 @@ public struct SyncProgress: Sendable, Hashable {
     public var knownTotal: Int?
     /// The illust most recently written to the index by this sync.
     public var latestIllust: BookmarkedIllustSnapshot?
+    /// For a full walk whose total is known: about how long it has left, in seconds, at the
+    /// current pace (the pages left, the burst left at the floor, the rest at the sustained or
+    /// learned interval). `nil` for a delta and for a list whose total Pixiv does not tell.
+    public var estimatedTimeLeft: TimeInterval?
 
     /// Creates a progress value.
-    public init(mode: SyncMode, pagesFetched: Int, indexedCount: Int, knownTotal: Int?, latestIllust: BookmarkedIllustSnapshot?) {
+    public init(
+        mode: SyncMode, pagesFetched: Int, indexedCount: Int, knownTotal: Int?,
+        latestIllust: BookmarkedIllustSnapshot?, estimatedTimeLeft: TimeInterval? = nil
+    ) {
         self.mode = mode
         self.pagesFetched = pagesFetched
         self.indexedCount = indexedCount
         self.knownTotal = knownTotal
         self.latestIllust = latestIllust
+        self.estimatedTimeLeft = estimatedTimeLeft
     }
 }
 
@@ -99,7 +111,7 @@ public enum SyncRequestOutcome: Sendable, Hashable {
     /// automatic one to a full sync).
     case alreadyScheduled
     /// The list was synced too recently; nothing is fetched before `until`.
-    case coolingDown(until: Date)
+    case recentlySynced(until: Date)
     /// The list is paused after repeated failures until `until`.
     case paused(until: Date)
     /// Indexing is switched off.

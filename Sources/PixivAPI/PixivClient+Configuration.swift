@@ -24,6 +24,10 @@ extension PixivClient {
         public var appHeaders: HTTPHeaders
         /// How long one request may take.
         public var timeout: Duration
+        /// The least time between a request Pixiv answered with a rejected access token and its
+        /// retry with a refreshed one (the client's only retry), so the retry is spaced like any
+        /// other request. Default 150 ms, the sync engine's floor.
+        public var retrySpacing: Duration = .milliseconds(150)
 
         /// Pixiv's API host.
         public static let pixivAPIBaseURL = URL(string: "https://app-api.pixiv.net/")!

@@ -6,13 +6,15 @@ import Foundation
 /// access token was rejected: it is refreshed and the request retried once) and throws
 /// ``PixivError`` when it fails; cancelling the calling task cancels the request and throws
 /// `CancellationError`. The client never retries on its own otherwise: pacing and backoff are
-/// the caller's (see ``PixivError/isRetryable`` and ``PixivError/retryAfter``).
+/// the caller's (see ``PixivError/isRetryable`` and ``PixivError/retryAfter``), except the one
+/// retry after a refreshed token, spaced ``Configuration/retrySpacing`` from the rejected request.
 public struct PixivClient: Sendable {
     /// The configuration the client was created with.
     public let configuration: Configuration
     private let transport: any HTTPTransport
     private let tokens: any AccessTokenProvider
     private let now: @Sendable () -> Date
+    private let sleep: @Sendable (Duration) async throws -> Void
 
     /// Creates a client.
     ///
@@ -20,17 +22,21 @@ public struct PixivClient: Sendable {
     ///   - configuration: hosts, headers and timeout.
     ///   - transport: how requests travel (``URLSessionTransport`` for the real network).
     ///   - tokens: where access tokens come from.
-    ///   - now: the clock against which an HTTP-date `Retry-After` is turned into a delay.
+    ///   - now: the clock against which an HTTP-date `Retry-After` is turned into a delay, and
+    ///     the retry after a refreshed token is spaced.
+    ///   - sleep: how the client waits out ``Configuration/retrySpacing``; inject a test clock's.
     public init(
         configuration: Configuration = Configuration(),
         transport: any HTTPTransport = URLSessionTransport(),
         tokens: any AccessTokenProvider,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() },
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.configuration = configuration
         self.transport = transport
         self.tokens = tokens
         self.now = now
+        self.sleep = sleep
     }
 
     // MARK: Bookmarks
@@ -132,9 +138,13 @@ public struct PixivClient: Sendable {
         let token = try await tokens.accessToken()
         var response = try await transmit(request, token: token)
         if isTokenRejection(response) {
+            let rejectedAt = now()
             await tokens.invalidate(token)
             let fresh = try await tokens.accessToken()
             if fresh != token {
+                // The retry is a request like any other: spaced from the one Pixiv rejected.
+                let waited = Duration.milliseconds(Int64((now().timeIntervalSince(rejectedAt) * 1000).rounded(.down)))
+                if waited < configuration.retrySpacing { try await sleep(configuration.retrySpacing - waited) }
                 response = try await transmit(request, token: fresh)
             }
         }

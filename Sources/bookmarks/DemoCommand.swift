@@ -68,7 +68,10 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
     let store = try BookmarksIndexStore(directory: directory)
     var policy = SyncConfiguration()
-    if arguments.flag("fast") { policy.minimumRequestSpacing = 0.005 }
+    if arguments.flag("fast") {
+        policy.minimumRequestSpacing = 0.005
+        policy.sustainedRequestInterval = 0.005
+    }
     // So the second sync below need not wait out the 60 s cooldown.
     policy.deltaCooldown = 0
     let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), configuration: policy)

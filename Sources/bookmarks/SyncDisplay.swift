@@ -51,11 +51,14 @@ final class SyncDisplay: Sendable {
         case .syncing(let progress):
             let total = progress.knownTotal.map { " of \($0)" } ?? ""
             let latest = progress.latestIllust.map { "  latest illust \($0.id)" } ?? ""
-            return "\(name) syncing \(Terminal.accent(progress.mode.rawValue))  page \(progress.pagesFetched)  \(progress.indexedCount)\(total) indexed\(latest)"
+            let left = progress.estimatedTimeLeft.map { "  about \(duration($0)) left" } ?? ""
+            return "\(name) syncing \(Terminal.accent(progress.mode.rawValue))  page \(progress.pagesFetched)  \(progress.indexedCount)\(total) indexed\(left)\(latest)"
         case .queued:
             return "\(name) queued (waits for the other list: one request stream)"
         case .backingOff(let until, let attempt):
             return Terminal.warning("\(name) backing off until \(clockTime(until)) (attempt \(attempt))")
+        case .coolingDown(let until):
+            return Terminal.warning("\(name) cooling down until \(clockTime(until)) (Pixiv's rate limit; both lists wait, then go on more slowly)")
         case .paused(let until, let reason):
             return Terminal.warning("\(name) paused until \(clockTime(until)): \(reason.code)")
         case .failed(let error):
@@ -63,6 +66,14 @@ final class SyncDisplay: Sendable {
         case .disabled:
             return "\(name) disabled (indexing is off)"
         }
+    }
+
+    /// `42 s`, `3 min 5 s`, `1 h 40 min`.
+    static func duration(_ seconds: TimeInterval) -> String {
+        let total = Int(seconds.rounded())
+        if total < 60 { return "\(total) s" }
+        if total < 3_600 { return "\(total / 60) min \(total % 60) s" }
+        return "\(total / 3_600) h \(total % 3_600 / 60) min"
     }
 
     static func clockTime(_ date: Date) -> String {

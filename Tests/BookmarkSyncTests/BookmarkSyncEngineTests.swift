@@ -49,7 +49,7 @@ import Testing
         h.source.clearLog()
 
         await h.clock.advance(by: 30)
-        #expect(await h.engine.startAutoSync(for: .public) == .coolingDown(until: h.clock.now + 30))
+        #expect(await h.engine.startAutoSync(for: .public) == .recentlySynced(until: h.clock.now + 30))
         await h.run()
         #expect(h.source.requests.isEmpty)
 
@@ -241,7 +241,10 @@ import Testing
         #expect(await h.indexedIDs(.private) == h.serverIDs(.private))
     }
 
-    @Test func rateLimitsAndServerErrorsBackOffOneThenTwoSecondsThenPauseForAnHour() async throws {
+    /// A rate-limit answer cools the account down for five minutes (and slows the pace: one
+    /// request per 3.6 s, the halved rate), a server error backs off, and three such failures
+    /// in a row pause the list for an hour.
+    @Test func aRateLimitCoolsDownAServerErrorBacksOffAndThreeInARowPause() async throws {
         let h = try Harness()
         h.source.add(illusts(1, count: 10), to: .public)
         await h.syncBoth()
@@ -257,13 +260,14 @@ import Testing
 
         let failed = h.source.requests
         #expect(failed.count == 3)
-        #expect(failed[1].startedAt.timeIntervalSince(failed[0].endedAt) == 1)
-        #expect(failed[2].startedAt.timeIntervalSince(failed[1].endedAt) == 2)
+        #expect(failed[1].startedAt.timeIntervalSince(failed[0].endedAt) == 300, "a cooldown, not a quick retry")
+        // The 2 s backoff is shorter than the halved rate's 3.6 s between request starts.
+        #expect(abs(failed[2].startedAt.timeIntervalSince(failed[1].startedAt) - 3.6) < 1e-6)
         let pausedUntil = failed[2].endedAt + 3_600
         let status = await h.engine.currentStatus()
         #expect(status.publicList == .paused(until: pausedUntil, reason: BookmarkSyncError(.rateLimited, "Rate Limit")))
         let snapshots = await recorder.snapshots(upTo: status)
-        #expect(snapshots.contains { $0.publicList == .backingOff(until: failed[0].endedAt + 1, attempt: 1) })
+        #expect(snapshots.contains { $0.publicList == .coolingDown(until: failed[0].endedAt + 300) })
         #expect(snapshots.contains { $0.publicList == .backingOff(until: failed[1].endedAt + 2, attempt: 2) })
 
         // During the pause a user intent fetches nothing; after it, the intent runs again.
@@ -280,7 +284,7 @@ import Testing
         #expect(await h.engine.currentStatus().publicList.isIdle)
     }
 
-    @Test func aLongerRetryAfterWins() async throws {
+    @Test func aRetryAfterSetsTheCooldown() async throws {
         let h = try Harness()
         h.source.add(illusts(1, count: 10), to: .public)
         h.source.failNext(BookmarkSyncError(.rateLimited, "429", retryAfter: 20))

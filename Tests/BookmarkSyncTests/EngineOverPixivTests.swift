@@ -60,7 +60,7 @@ import Testing
         let mark = h.pixiv.requests.count
 
         await h.clock.advance(by: 30)
-        #expect(await h.engine.startAutoSync(for: .public) == .coolingDown(until: h.clock.now + 30))
+        #expect(await h.engine.startAutoSync(for: .public) == .recentlySynced(until: h.clock.now + 30))
         await h.run()
         #expect(h.requests(since: mark).isEmpty)
 
@@ -270,7 +270,7 @@ import Testing
         #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
     }
 
-    @Test func repeatedRateLimitsAndServerErrorsBackOffOneThenTwoSecondsThenPauseForAnHour() async throws {
+    @Test func aRateLimitCoolsDownAServerErrorBacksOffAndThreeInARowPause() async throws {
         let h = try PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         await h.syncBoth()
@@ -284,7 +284,8 @@ import Testing
 
         let failed = h.requests(since: mark)
         #expect(failed.map(\.status) == [429, 503, 403])
-        #expect(failed.gaps == [1, 2], "waits of 1 s then 2 s on the clock")
+        #expect(failed.gaps[0] == 300, "Pixiv's 429 without Retry-After: a five-minute cooldown")
+        #expect(abs(failed.gaps[1] - 3.6) < dateTolerance, "the 2 s backoff, within the halved rate's 3.6 s")
         let pausedUntil = failed[2].timestamp + 3_600
         let status = await h.engine.currentStatus()
         guard case .paused(let until, let reason) = status.publicList else {
@@ -294,7 +295,7 @@ import Testing
         #expect(until == pausedUntil)
         #expect(reason.code == .rateLimited, "a \"Rate Limit\" 403 is a rate limit")
         let snapshots = await recorder.snapshots(upTo: status)
-        #expect(snapshots.contains { $0.publicList == .backingOff(until: failed[0].timestamp + 1, attempt: 1) })
+        #expect(snapshots.contains { $0.publicList == .coolingDown(until: failed[0].timestamp + 300) })
         #expect(snapshots.contains { $0.publicList == .backingOff(until: failed[1].timestamp + 2, attempt: 2) })
 
         // No request during the pause, whatever the user does; after it, an intent runs again.
@@ -314,7 +315,7 @@ import Testing
         #expect(await h.engine.currentStatus().publicList.isIdle)
     }
 
-    @Test func aLongerRetryAfterWins() async throws {
+    @Test func aRetryAfterSetsTheCooldown() async throws {
         let h = try PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
         h.transport.failNext([.tooManyRequests(retryAfter: 20)])
@@ -369,7 +370,9 @@ import Testing
         #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
     }
 
-    @Test func aShorterRetryAfterDoesNotShortenTheBackoff() async throws {
+    /// However short its Retry-After, a rate-limit answer takes the burst away: the next
+    /// requests go out at the halved rate.
+    @Test func aRateLimitSlowsThePaceEvenWithAShortRetryAfter() async throws {
         let h = try PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
         h.transport.failNext([.serverError(status: 500), .tooManyRequests(retryAfter: 1)])
@@ -377,10 +380,13 @@ import Testing
         await h.run()
         let log = h.requests()
         #expect(log.map(\.status) == [500, 429, 200])
-        #expect(log.gaps == [1, 2])
+        #expect(log.gaps.count == 2 && log.gaps[0] == 1)
+        #expect(abs(log.gaps[1] - 3.6) < dateTolerance, "\(log.gaps)")
     }
 
-    @Test func aRateLimitBodyUnderFourHundredBacksOffToo() async throws {
+    /// Pixiv's app API answers a rate limit with 403 or 400 and the "Rate Limit" body, without
+    /// Retry-After: a five-minute cooldown of the account, then on at the halved rate.
+    @Test func aRateLimitBodyUnderFourHundredCoolsDownToo() async throws {
         let h = try PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         h.transport.failNext([.rateLimitBody(status: 400), .dropConnection])
@@ -390,7 +396,7 @@ import Testing
         #expect(log.map(\.endpoint) == [.userDetail, .userDetail, .userDetail, .bookmarks])
         #expect(log.map(\.status) == [400, nil, 200, 200])
         #expect(log.gaps.count == 3)
-        #expect(zip(log.gaps, [1, 2, 0.150]).allSatisfy { abs($0 - $1) < dateTolerance }, "\(log.gaps)")
+        #expect(zip(log.gaps, [300, 3.6, 3.6]).allSatisfy { abs($0 - $1) < dateTolerance }, "\(log.gaps)")
         #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
     }
 

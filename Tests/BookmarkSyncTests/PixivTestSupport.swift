@@ -177,7 +177,8 @@ struct PixivHarness {
         client = PixivClient(
             transport: transport,
             tokens: tokens ?? StaticAccessToken(pixiv.issueAccessToken(lifetime: nil)),
-            now: { clock.now }
+            now: { clock.now },
+            sleep: clock.sleep(for:)
         )
         self.storage = storage
         store = try BookmarksIndexStore(storage: storage)

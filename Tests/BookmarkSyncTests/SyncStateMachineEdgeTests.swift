@@ -106,7 +106,7 @@ import Testing
         let state = index(publicIDs: [3, 2, 1], lastFullSync: t0, seenAt: t0)
         #expect(machine.request(.public, intent: .auto, index: state, now: t0 + 100) == .started)
         _ = machine.nextAction(index: state, now: t0 + 100)
-        #expect(machine.request(.public, intent: .manual, index: state, now: t0 + 100) == .coolingDown(until: t0 + 600))
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0 + 100) == .recentlySynced(until: t0 + 600))
     }
 
     /// A saved cursor that fails in a way retrying will not fix (a URL on another host, say)

@@ -46,7 +46,7 @@ import Testing
     @Test func cooldownRefusesAnAutoSyncWithin60Seconds() {
         var machine = SyncStateMachine()
         let synced = index(metadata: BookmarkIndexMetadata(lastFullSync: t0 - 100, lastDeltaSync: t0))
-        #expect(machine.request(.public, intent: .auto, index: synced, now: t0 + 59) == .coolingDown(until: t0 + 60))
+        #expect(machine.request(.public, intent: .auto, index: synced, now: t0 + 59) == .recentlySynced(until: t0 + 60))
         #expect(!machine.hasWork)
         #expect(machine.request(.public, intent: .auto, index: synced, now: t0 + 60) == .started)
     }
@@ -115,7 +115,7 @@ import Testing
         _ = machine.request(.public, intent: .auto, index: state, now: t0 + 100)
         var now = t0 + 100
         #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
-        machine.fetchFailed(BookmarkSyncError(.rateLimited, "429"), now: now)
+        machine.fetchFailed(BookmarkSyncError(.server, "500"), now: now)
         #expect(machine.status(index: state, now: now).publicList == .backingOff(until: now + 1, attempt: 1))
         #expect(machine.nextAction(index: state, now: now) == .wait(until: now + 1))
         now += 1
@@ -155,11 +155,11 @@ import Testing
         _ = machine.request(.public, intent: .auto, index: state, now: now)
         for retryAfter in [nil, nil, 5_400.0] {
             #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
-            machine.fetchFailed(BookmarkSyncError(.rateLimited, "429", retryAfter: retryAfter), now: now)
+            machine.fetchFailed(BookmarkSyncError(.server, "503", retryAfter: retryAfter), now: now)
             now += 2
         }
         now -= 2
-        #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 5_400, reason: BookmarkSyncError(.rateLimited, "429", retryAfter: 5_400)))
+        #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 5_400, reason: BookmarkSyncError(.server, "503", retryAfter: 5_400)))
 
         // Ten days: a day.
         machine = SyncStateMachine()
@@ -171,12 +171,12 @@ import Testing
         #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 86_400, reason: tenDays))
         #expect(machine.request(.public, intent: .manual, index: state, now: now + 86_400) == .started)
 
-        // Shorter than a pause: a backoff of that length, as before.
+        // Shorter than a pause: a backoff of that length.
         machine = SyncStateMachine()
         now = t0 + 100
         _ = machine.request(.public, intent: .auto, index: state, now: now)
         _ = machine.nextAction(index: state, now: now)
-        machine.fetchFailed(BookmarkSyncError(.rateLimited, "429", retryAfter: 3_599), now: now)
+        machine.fetchFailed(BookmarkSyncError(.server, "503", retryAfter: 3_599), now: now)
         #expect(machine.status(index: state, now: now).publicList == .backingOff(until: now + 3_599, attempt: 1))
 
         // With no Retry-After, only the count of failures pauses, whatever the pause length.

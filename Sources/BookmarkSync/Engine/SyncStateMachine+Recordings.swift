@@ -1,0 +1,50 @@
+import BookmarkIndex
+import Foundation
+
+extension SyncStateMachine {
+    /// The app bookmarked `illust` (the POST already succeeded): the row to write, on top of
+    /// its list or in its place when already there, and the list's metadata recording it (not
+    /// ground a sync confirmed) and lifting any tombstone.
+    func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
+        let key = BookmarkKey(illustID: illust.id, restrict: restrict)
+        var metadata = index.metadata(for: restrict)
+        metadata.unbookmarkedInApp[illust.id] = nil
+        metadata.bookmarkedInApp[illust.id] = now
+        let existing = index.bookmark(for: key)
+        let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
+        return [
+            .upsert(IndexedBookmark(
+                illust: illust, restrict: restrict, serverOrder: order,
+                firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
+            )),
+            .setMetadata(metadata, for: restrict),
+        ]
+    }
+
+    /// The app removed the bookmark `key`: the change to write, and a tombstone in the list's
+    /// metadata so a page fetched around now cannot re-add it for
+    /// ``SyncConfiguration/tombstoneLifetime``.
+    func recordUnbookmark(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
+        var metadata = index.metadata(for: key.restrict)
+        dropExpiredTombstones(&metadata, now: now)
+        metadata.unbookmarkedInApp[key.illustID] = now
+        metadata.bookmarkedInApp[key.illustID] = nil
+        return [.remove(key), .setMetadata(metadata, for: key.restrict)]
+    }
+
+    /// Whether `key` is under a live tombstone in `index`.
+    func isTombstoned(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> Bool {
+        guard let createdAt = index.metadata(for: key.restrict).unbookmarkedInApp[key.illustID] else { return false }
+        return now < createdAt + configuration.tombstoneLifetime
+    }
+
+    /// A complete sync that began at `start` confirmed the bookmarks recorded before it;
+    /// those recorded while it ran stay unconfirmed.
+    func forgetRecordings(_ metadata: inout BookmarkIndexMetadata, before start: Date) {
+        metadata.bookmarkedInApp = metadata.bookmarkedInApp.filter { $0.value >= start }
+    }
+
+    func dropExpiredTombstones(_ metadata: inout BookmarkIndexMetadata, now: Date) {
+        metadata.unbookmarkedInApp = metadata.unbookmarkedInApp.filter { now < $0.value + configuration.tombstoneLifetime }
+    }
+}

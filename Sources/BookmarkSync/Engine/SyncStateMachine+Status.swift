@@ -1,0 +1,60 @@
+import BookmarkIndex
+import Foundation
+
+extension SyncStateMachine {
+    /// One row per list, as of `now`.
+    func status(index: BookmarkIndexState, now: Date) -> SyncStatus {
+        SyncStatus(
+            publicList: status(of: .public, index: index, now: now),
+            privateList: status(of: .private, index: index, now: now)
+        )
+    }
+
+    private func status(of restrict: Restrict, index: BookmarkIndexState, now: Date) -> ListSyncStatus {
+        guard isEnabled else { return .disabled }
+        switch lists[restrict] ?? .idle {
+        case .running(let job, _):
+            switch job.step {
+            case .abandoned:
+                return .queued
+            case .backingOff(let until, let attempt) where now < until:
+                return .backingOff(until: until, attempt: attempt)
+            case .coolingDown(let until) where now < until:
+                return .coolingDown(until: until)
+            default:
+                if let hold = budget.holdUntil, now < hold {
+                    // The server's wait, asked for while the other list ran, holds this one too.
+                    return .backingOff(until: hold, attempt: 0)
+                }
+                return .syncing(progress(of: job, index: index, now: now))
+            }
+        case .waiting:
+            return .queued
+        case .paused(let until, let reason) where now < until:
+            return .paused(until: until, reason: reason)
+        case .failed(let failure):
+            return .failed(failure)
+        case .idle, .paused:
+            let metadata = index.metadata(for: restrict)
+            if let pause = metadata.pause, now < pause.until {
+                return .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
+            }
+            return .idle(lastFullSync: metadata.lastFullSync, lastDeltaSync: metadata.lastDeltaSync)
+        }
+    }
+
+    /// Progress of a running job, with the time a full walk of known length has left: the
+    /// pages left at the budget's current pace.
+    private func progress(of job: Job, index: BookmarkIndexState, now: Date) -> SyncProgress {
+        let total = memory[job.restrict]?.knownTotal
+        var timeLeft: TimeInterval?
+        if job.mode == .full, let total {
+            let pages = (total + configuration.pageSize - 1) / configuration.pageSize
+            timeLeft = budget.timeFor(requests: max(0, pages - job.pagesFetched), now: now)
+        }
+        return SyncProgress(
+            mode: job.mode, pagesFetched: job.pagesFetched, indexedCount: index.count(in: job.restrict),
+            knownTotal: total, latestIllust: job.latest, estimatedTimeLeft: timeLeft
+        )
+    }
+}

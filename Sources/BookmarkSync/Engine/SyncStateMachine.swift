@@ -1,0 +1,404 @@
+import BookmarkIndex
+import Foundation
+
+/// Every decision of the sync engine, as a pure value: which mode a sync runs in, what to fetch
+/// next and when, what a fetched page writes, when a walk stops and what it prunes, when to back
+/// off, cool down or pause, which list runs next, and what the status says.
+///
+/// It never reads a clock or the store: every event carries `now` and, where needed, a snapshot
+/// of the index (a copy-on-write value). ``BookmarkSyncEngine`` performs what it returns.
+///
+/// Each list is in one ``ListState`` (idle, waiting for the stream, running a ``Job``, paused,
+/// failed): at most one list runs at a time, which the one request stream needs. The account's
+/// pacing is one ``RequestBudget``. The policies live in files of their own: the delta
+/// (`+Delta`), the full walk (`+FullWalk`), failures (`+Failures`), the app's own mutations
+/// (`+Recordings`) and the status (`+Status`).
+struct SyncStateMachine: Sendable {
+    /// Why a sync was asked for.
+    enum Intent: Sendable, Hashable {
+        /// The Bookmarks screen appeared: full when due, else delta, subject to cooldown.
+        case auto
+        /// The user asked to refresh: always a full walk.
+        case manual
+    }
+
+    /// One request to the source.
+    enum Fetch: Sendable, Hashable {
+        case total(Restrict)
+        case firstPage(Restrict)
+        case nextPage(String, Restrict)
+
+        var restrict: Restrict {
+            switch self {
+            case .total(let restrict), .firstPage(let restrict), .nextPage(_, let restrict): restrict
+            }
+        }
+    }
+
+    /// What the engine should do next.
+    enum Action: Sendable, Hashable {
+        /// Perform this request, then report ``SyncStateMachine/pageFetched(_:index:now:)``,
+        /// ``SyncStateMachine/totalFetched(_:now:)`` or ``SyncStateMachine/fetchFailed(_:index:now:)``.
+        case fetch(Fetch)
+        /// Sleep until this time, then ask again.
+        case wait(until: Date)
+        /// Nothing to do until the next user intent.
+        case idle
+    }
+
+    /// Where a running job's next request stands.
+    enum Step: Sendable, Hashable {
+        /// The next request goes out as soon as the budget allows.
+        case ready
+        /// A request is out.
+        case inFlight
+        /// A request is out, but the kill switch was flipped: its answer is discarded.
+        case abandoned
+        /// After a server or network failure, the next attempt is at `until`.
+        case backingOff(until: Date, attempt: Int)
+        /// After a rate-limit answer, the account waits until `until`.
+        case coolingDown(until: Date)
+    }
+
+    /// A sync of one list, from its first request to its last.
+    struct Job: Sendable {
+        var restrict: Restrict
+        var intent: Intent
+        var mode: SyncMode = .delta
+        var step: Step = .ready
+        var next: Fetch?
+        var needsTotal = false
+        var pagesFetched = 0
+        /// Full walk: the cursor as of the last page.
+        var walk: FullSyncCursor?
+        /// Delta: where it stands.
+        var delta: DeltaCursor?
+        var latest: BookmarkedIllustSnapshot?
+        /// When the job started fetching.
+        var startedAt: Date?
+        /// A full walk resumed from a saved cursor that has not yet fetched a page.
+        var resumingCursor = false
+
+        init(restrict: Restrict, intent: Intent) {
+            self.restrict = restrict
+            self.intent = intent
+        }
+    }
+
+    /// What one list is doing.
+    enum ListState: Sendable {
+        /// Nothing scheduled.
+        case idle
+        /// Scheduled behind the list that holds the stream.
+        case waiting(Job)
+        /// Holds the request stream; `then` is a manual refresh asked for during a delta, which
+        /// runs as a full walk after it.
+        case running(Job, then: Intent?)
+        /// Refuses syncs until `until`.
+        case paused(until: Date, reason: BookmarkSyncError)
+        /// The last sync stopped with an error that retrying would not fix.
+        case failed(BookmarkSyncError)
+    }
+
+    /// What a list remembers whatever its state.
+    struct ListMemory: Sendable {
+        var consecutiveFailures = 0
+        var knownTotal: Int?
+        /// The saved cursor failed in a way retrying will not fix (another host, a bad token):
+        /// the next full walk starts over instead of resuming it.
+        var cursorRejected = false
+        /// Where an interrupted delta goes on.
+        var deltaCursor: DeltaCursor?
+    }
+
+    let configuration: SyncConfiguration
+    private(set) var isEnabled = true
+    var lists: [Restrict: ListState] = [.public: .idle, .private: .idle]
+    var memory: [Restrict: ListMemory] = [.public: ListMemory(), .private: ListMemory()]
+    /// The order in which waiting lists were scheduled.
+    var waitingOrder: [Restrict] = []
+    var budget: RequestBudget
+    /// The account's budget has been restored from the index.
+    var budgetRestored = false
+
+    init(configuration: SyncConfiguration = SyncConfiguration()) {
+        self.configuration = configuration
+        budget = RequestBudget(configuration: configuration)
+    }
+
+    /// The list that holds the request stream, and its job.
+    var running: (restrict: Restrict, job: Job)? {
+        for restrict in Restrict.allCases {
+            if case .running(let job, _)? = lists[restrict] { return (restrict, job) }
+        }
+        return nil
+    }
+
+    /// Whether a sync is running or waiting: `false` means only a user intent starts work.
+    var hasWork: Bool { running != nil || !waitingOrder.isEmpty }
+
+    mutating func replaceRunningJob(_ job: Job) {
+        guard case .running(_, let then)? = lists[job.restrict] else { return }
+        lists[job.restrict] = .running(job, then: then)
+    }
+
+    // MARK: User intent
+
+    /// A user intent to sync `restrict`. Decides whether it runs, queues, or is refused.
+    mutating func request(_ restrict: Restrict, intent: Intent, index: BookmarkIndexState, now: Date) -> SyncRequestOutcome {
+        guard isEnabled else { return .disabled }
+        restoreBudget(from: index, now: now)
+        // A pause recorded in the index (by this process or one before it) holds too.
+        if case .idle? = lists[restrict], let pause = index.metadata(for: restrict).pause, now < pause.until {
+            lists[restrict] = .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
+        }
+        switch lists[restrict] ?? .idle {
+        case .paused(let until, _):
+            if now < until { return .paused(until: until) }
+            lists[restrict] = .idle
+            memory[restrict]?.consecutiveFailures = 0
+        case .running(let job, let then) where job.step == .abandoned:
+            // The kill switch abandoned this sync's request in flight: this intent runs once
+            // that request has returned.
+            lists[restrict] = .running(job, then: then == .manual ? .manual : intent)
+            return .queued
+        case .running(let job, let then):
+            // A refresh asked for during a delta runs as a full walk after it; anything else
+            // is what is already running.
+            guard intent == .manual, job.mode == .delta, then == nil else {
+                return .alreadyScheduled
+            }
+            // A delta does not change the last full sync, so the refresh's cooldown is the
+            // same now as when it would start.
+            if case .tooSoon(let until) = plan(.manual, metadata: index.metadata(for: restrict), now: now, restrict: restrict) {
+                return .recentlySynced(until: until)
+            }
+            lists[restrict] = .running(job, then: .manual)
+            return .queued
+        case .waiting(var job):
+            if intent == .manual {
+                job.intent = .manual
+                lists[restrict] = .waiting(job)
+            }
+            return .alreadyScheduled
+        case .idle, .failed:
+            break
+        }
+        if case .tooSoon(let until) = plan(intent, metadata: index.metadata(for: restrict), now: now, restrict: restrict) {
+            return .recentlySynced(until: until)
+        }
+        let job = Job(restrict: restrict, intent: intent)
+        guard running == nil, waitingOrder.isEmpty else {
+            lists[restrict] = .waiting(job)
+            waitingOrder.append(restrict)
+            return .queued
+        }
+        guard let started = start(job, index: index, now: now) else {
+            lists[restrict] = .idle
+            return .alreadyScheduled
+        }
+        lists[restrict] = .running(started, then: nil)
+        return .started
+    }
+
+    enum Plan: Equatable {
+        case run(SyncMode)
+        case tooSoon(until: Date)
+    }
+
+    /// Auto: full when never fully synced, a walk is unfinished, or the last full sync is older
+    /// than the maximum age; else delta, unless within the cooldown. Manual: full, unless a
+    /// full sync finished within the refresh cooldown.
+    func plan(_ intent: Intent, metadata: BookmarkIndexMetadata, now: Date, restrict: Restrict) -> Plan {
+        switch intent {
+        case .manual:
+            if metadata.fullSyncCursor == nil, let last = metadata.lastFullSync,
+               now < last + configuration.refreshCooldown {
+                return .tooSoon(until: last + configuration.refreshCooldown)
+            }
+            return .run(.full)
+        case .auto:
+            guard metadata.fullSyncCursor == nil, let lastFull = metadata.lastFullSync,
+                  now.timeIntervalSince(lastFull) <= configuration.fullSyncMaxAge
+            else { return .run(.full) }
+            // An interrupted delta goes on, whenever it is asked for.
+            if memory[restrict]?.deltaCursor != nil { return .run(.delta) }
+            let lastSync = max(lastFull, metadata.lastDeltaSync ?? lastFull)
+            if now < lastSync + configuration.deltaCooldown {
+                return .tooSoon(until: lastSync + configuration.deltaCooldown)
+            }
+            return .run(.delta)
+        }
+    }
+
+    /// Takes back, once, the pacing an earlier process learned and kept in the index.
+    mutating func restoreBudget(from index: BookmarkIndexState, now: Date) {
+        guard !budgetRestored else { return }
+        budgetRestored = true
+    }
+
+    // MARK: Driving the request stream
+
+    /// What to do next: start the next waiting sync, wait out a backoff, a cooldown or the
+    /// budget, or fetch.
+    mutating func nextAction(index: BookmarkIndexState, now: Date) -> Action {
+        guard isEnabled else {
+            for restrict in Restrict.allCases {
+                switch lists[restrict] {
+                case .running?, .waiting?: lists[restrict] = .idle
+                default: break
+                }
+            }
+            waitingOrder.removeAll()
+            return .idle
+        }
+        restoreBudget(from: index, now: now)
+        while running == nil, !waitingOrder.isEmpty {
+            let restrict = waitingOrder.removeFirst()
+            guard case .waiting(let job)? = lists[restrict] else { continue }
+            if let started = start(job, index: index, now: now) {
+                lists[restrict] = .running(started, then: nil)
+            } else {
+                lists[restrict] = .idle
+            }
+        }
+        guard var job = running?.job else { return .idle }
+        switch job.step {
+        case .inFlight, .abandoned:
+            preconditionFailure("nextAction while a request is in flight")
+        case .backingOff(let until, _), .coolingDown(let until):
+            // A wall clock stepped back must not stretch the wait past the longest pause.
+            let bounded = min(until, now + configuration.maximumPause)
+            if now < bounded { return .wait(until: bounded) }
+        case .ready:
+            break
+        }
+        budget.clockStepped(now: now)
+        let start = budget.earliestStart(now: now)
+        if now < start {
+            job.step = .ready
+            replaceRunningJob(job)
+            return .wait(until: start)
+        }
+        let fetch: Fetch = job.needsTotal ? .total(job.restrict) : (job.next ?? .firstPage(job.restrict))
+        job.step = .inFlight
+        budget.requestStarted(now: now)
+        replaceRunningJob(job)
+        return .fetch(fetch)
+    }
+
+    /// Sets up `queued` to run now: its mode, where it starts, and what it resumes; `nil` when
+    /// it cannot run now (paused, or synced too recently meanwhile).
+    private mutating func start(_ queued: Job, index: BookmarkIndexState, now: Date) -> Job? {
+        var metadata = index.metadata(for: queued.restrict)
+        if memory[queued.restrict]?.cursorRejected == true {
+            metadata.fullSyncCursor = nil
+            memory[queued.restrict]?.deltaCursor = nil
+        }
+        if let pause = metadata.pause, now < pause.until { return nil }
+        guard case .run(let mode) = plan(queued.intent, metadata: metadata, now: now, restrict: queued.restrict) else { return nil }
+        var job = queued
+        job.mode = mode
+        job.startedAt = now
+        switch mode {
+        case .delta: startDelta(&job, metadata: metadata, index: index, now: now)
+        case .full: startWalk(&job, metadata: metadata, index: index, now: now)
+        }
+        return job
+    }
+
+    // MARK: Results
+
+    /// Marks the in-flight request answered; `nil` when its sync was abandoned meanwhile.
+    mutating func finishRequest(now: Date) -> Job? {
+        budget.requestEnded(now: now)
+        guard var job = running?.job else { return nil }
+        switch job.step {
+        case .inFlight:
+            job.step = .ready
+            replaceRunningJob(job)
+            return job
+        case .abandoned:
+            finishJob(job)
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// The source answered a ``Fetch/total(_:)`` request.
+    mutating func totalFetched(_ total: Int?, now: Date) {
+        guard var job = finishRequest(now: now) else { return }
+        memory[job.restrict]?.consecutiveFailures = 0
+        budget.succeeded(now: now)
+        job.needsTotal = false
+        if let total { memory[job.restrict]?.knownTotal = total }
+        replaceRunningJob(job)
+    }
+
+    /// The source returned `page`; returns the one batch to write (rows, prunes, metadata).
+    ///
+    /// `index` is the index as it is now. Rows under a live tombstone are skipped. A delta stops
+    /// at known ground (or the last page); a full walk saves its cursor with every page and,
+    /// after the last one, removes the list's rows it did not see.
+    mutating func pageFetched(_ page: BookmarkPage, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
+        guard var job = finishRequest(now: now) else { return [] }
+        let restrict = job.restrict
+        memory[restrict]?.consecutiveFailures = 0
+        budget.succeeded(now: now)
+        job.pagesFetched += 1
+        job.resumingCursor = false
+        var metadata = index.metadata(for: restrict)
+        metadata.pause = nil
+        dropExpiredTombstones(&metadata, now: now)
+        var changes: [BookmarkChange] = []
+        let finished: Bool
+        switch job.mode {
+        case .delta: finished = deltaPage(page, job: &job, metadata: &metadata, index: index, now: now, changes: &changes)
+        case .full: finished = walkPage(page, job: &job, metadata: &metadata, index: index, now: now, changes: &changes)
+        }
+        changes.append(.setMetadata(metadata, for: restrict))
+        if finished {
+            finishJob(job)
+        } else {
+            replaceRunningJob(job)
+        }
+        return changes
+    }
+
+    /// The running job is done: a refresh asked for during it runs next.
+    mutating func finishJob(_ job: Job) {
+        guard case .running(_, let then)? = lists[job.restrict] else { return }
+        if let then {
+            lists[job.restrict] = .waiting(Job(restrict: job.restrict, intent: then))
+            waitingOrder.insert(job.restrict, at: 0)
+        } else {
+            lists[job.restrict] = .idle
+        }
+    }
+
+    // MARK: Kill switch
+
+    /// Switches indexing on or off. Off: the queue is dropped and a running sync stops (the
+    /// answer to a request in flight is discarded; a walk's saved cursor stays for later).
+    mutating func setEnabled(_ enabled: Bool) {
+        isEnabled = enabled
+        guard !enabled else { return }
+        waitingOrder.removeAll()
+        for restrict in Restrict.allCases {
+            switch lists[restrict] {
+            case .waiting?:
+                lists[restrict] = .idle
+            case .running(var job, _)?:
+                if job.step == .inFlight {
+                    job.step = .abandoned
+                    lists[restrict] = .running(job, then: nil)
+                } else {
+                    lists[restrict] = .idle
+                }
+            default:
+                break
+            }
+        }
+    }
+}
