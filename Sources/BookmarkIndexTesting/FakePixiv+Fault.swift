@@ -64,7 +64,8 @@ extension FakePixiv {
         /// `{"error":{"user_message":"","message":"Rate Limit","reason":"","user_message_details":{}}}`
         /// and no `Retry-After`.
         public static func rateLimitMessage(status: Int = 403) -> Fault {
-            Fault(kind: .respond(status: status, headers: ["Content-Type": "application/json"], body: PixivBodies.error(message: "Rate Limit")))
+            let answer = FakePixiv.rateLimitAnswer(status: status)
+            return Fault(kind: .respond(status: answer.status, headers: answer.headers, body: answer.body))
         }
 
         /// A server failure with `status` (5xx) and an HTML body, as Pixiv's front end sends.

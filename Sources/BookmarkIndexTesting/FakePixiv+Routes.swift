@@ -97,12 +97,14 @@ extension FakePixiv {
 
     static let notFound = json(404, PixivBodies.error(message: "", userMessage: "The work has been deleted or does not exist."))
 
-    /// Serves a call with no fault.
+    /// Serves a call with no fault (or one that only delays or truncates it): the rate limit
+    /// first, then the access token, then the route.
     private func serve(_ call: Call, at date: Date) -> HTTPResponse {
         if call.endpoint == .token { return serveToken(call, at: date) }
         if call.endpoint == .login { return serveLogin(call, at: date) }
         if call.endpoint == .unknown { return Self.json(404, PixivBodies.error(message: "Not Found")) }
         return state.withLock { state in
+            guard state.rateLimiter.admit(call.endpoint, at: date) else { return Self.rateLimitAnswer() }
             guard let token = Self.bearer(call.headers), let expiry = state.tokens[token], date < expiry else {
                 return Self.json(400, PixivBodies.oauthRejected)
             }

@@ -23,6 +23,8 @@ import Synchronization
 ///   issued (``issueAccessToken(lifetime:)`` or the token endpoint) that has neither expired by
 ///   `now` nor been revoked; else Pixiv's OAuth 400.
 /// - Faults queued with ``enqueue(_:for:count:)`` are applied to the next matching requests.
+/// - An optional rate limit (``limitRequests(_:)``, ``RateLimit``) answers Pixiv's 403
+///   "Rate Limit" for a penalty after too many app-API requests within a sliding window.
 /// - Every request is logged (``requests``) with a timestamp from `now`.
 ///
 /// Thread-safe: all state is behind one `Mutex`; requests may arrive from many tasks at once.
@@ -248,6 +250,8 @@ extension FakePixiv {
         var rotatesRefreshTokens = false
         var refreshCount = 0
         var oauth = OAuthState()
+        /// The rate-limit model (FakePixiv+RateLimit.swift); off until `limitRequests(_:)`.
+        var rateLimiter = RateLimiter()
 
         mutating func reset() {
             lists = [.public: [], .private: []]
