@@ -23,6 +23,9 @@ func runServeSimulator(_ arguments: ParsedArguments) async throws -> Int32 {
     if arguments.flag("rotate-refresh-tokens") { pixiv.rotateRefreshTokens() }
     if arguments.flag("strict-client-hash") { pixiv.requireClientHash() }
     let server = try LoopbackServer(serving: pixiv, port: UInt16(port))
+    // Catch Ctrl-C before saying to press it, so even an immediate one prints the summary.
+    let stopped = InterruptFlag()
+    let handler = InterruptHandler { stopped.set() }
     let base = server.baseURL.absoluteString
     print("""
         Pixiv simulator listening at \(base) (\(account.publicIllusts.count) public, \(account.privateIllusts.count) private bookmarks; seed \(account.seed)).
@@ -35,8 +38,6 @@ func runServeSimulator(_ arguments: ParsedArguments) async throws -> Int32 {
         Press Ctrl-C to stop.
         """)
     fflush(nil)
-    let stopped = InterruptFlag()
-    let handler = InterruptHandler { stopped.set() }
     while !stopped.isSet {
         try? await Task.sleep(for: .milliseconds(100))
     }
