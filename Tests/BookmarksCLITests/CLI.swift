@@ -92,6 +92,7 @@ final class Simulator: Sendable {
     let base: String
     /// Everything the banner printed before "Press Ctrl-C".
     let banner: String
+    private let output: FileHandle
 
     init(_ arguments: [String]) async throws {
         let process = Process()
@@ -103,13 +104,17 @@ final class Simulator: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        banner = await readUntil("Press Ctrl-C", from: output.fileHandleForReading)
+        self.output = output.fileHandleForReading
+        banner = await readUntil("Press Ctrl-C", from: self.output)
         base = String(banner.firstMatch(of: /listening at (\S+)/)?.1 ?? "")
     }
 
-    func stop() {
+    /// Stops the simulator as Ctrl-C does; returns what it printed after the banner.
+    @discardableResult
+    func stop() -> String {
         process.interrupt()
         process.waitUntilExit()
+        return String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
     }
 }
 

@@ -174,6 +174,15 @@ struct CLITests {
         (["sync", "--user-id", "12", "--refresh-token-file", "/nonexistent/token"], "cannot read /nonexistent/token"),
         (["list", "--json", "--csv", "--store", "/nonexistent"], "choose one of --json and --csv"),
         (["export", "--format", "xml"], "'--format' must be one of jsonl, csv"),
+        (["serve-simulator", "--rate-limit"], "'--rate-limit' needs a value"),
+        (["serve-simulator", "--rate-limit", "100/120"], "'--rate-limit' must be N/WINDOW/PENALTY, three whole numbers above zero"),
+        (["serve-simulator", "--rate-limit", "100/120/300/5"], "not '100/120/300/5'"),
+        (["serve-simulator", "--rate-limit", "100//300"], "'--rate-limit' must be N/WINDOW/PENALTY"),
+        (["serve-simulator", "--rate-limit", "many/120/300"], "'--rate-limit' must be N/WINDOW/PENALTY"),
+        (["serve-simulator", "--rate-limit", "100/1.5/300"], "'--rate-limit' must be N/WINDOW/PENALTY"),
+        (["serve-simulator", "--rate-limit", "0/120/300"], "'--rate-limit' must be N/WINDOW/PENALTY"),
+        (["serve-simulator", "--rate-limit=100/-120/300"], "'--rate-limit' must be N/WINDOW/PENALTY"),
+        (["serve-simulator", "--rate-limit", "100/120/0"], "'--rate-limit' must be N/WINDOW/PENALTY"),
         ([], "usage: bookmarks <command>"),
     ])
     func usageErrorsExitTwo(arguments: [String], message: String) async throws {
