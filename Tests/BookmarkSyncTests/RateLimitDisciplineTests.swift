@@ -1,0 +1,117 @@
+import BookmarkIndex
+import BookmarkIndexTesting
+import BookmarkSync
+import Foundation
+import PixivAPI
+import Testing
+
+/// The engine against FakePixiv's model of Pixiv's rate limit, on the test clock: the defaults
+/// stay under what Pixiv's users report, and a stricter limit is learned.
+@Suite struct RateLimitDisciplineTests {
+    func seconds(_ duration: Duration) -> TimeInterval {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// A walk of 12,000 bookmarks against 100 requests per 120 s (a 300 s penalty): at most one
+    /// rate-limit answer, no pause, and at most twice the time the limit itself allows.
+    @Test func aLargeWalkWithTheDefaultsStaysUnderTheReportedLimit() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 12_000), to: .public)
+        let limit = FakePixiv.RateLimit(maxRequests: 100, window: .seconds(120), penalty: .seconds(300))
+        h.pixiv.limitRequests(limit)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+
+        let log = h.requests()
+        let answered = log.filter { $0.status == 200 }
+        #expect(answered.count == 401, "the total, then 400 pages")
+        #expect(h.pixiv.rateLimitTrips.count <= 1, "\(h.pixiv.rateLimitTrips)")
+        #expect(await h.engine.currentStatus().publicList.isIdle, "no pause: the walk completed")
+        #expect(await h.store.count(in: .public) == 12_000)
+        let took = try #require(log.last).timestamp.timeIntervalSince(try #require(log.first).timestamp)
+        let optimum = seconds(limit.optimalSchedule(requests: 401, minimumSpacing: .milliseconds(150)))
+        #expect(took <= 2 * optimum, "\(took) s against the limit's \(optimum) s")
+        log.checkGaps(atLeast: 0.150)
+    }
+
+    /// A limit stricter than the defaults (20 per 60 s) is learned in a few trips; then none,
+    /// and no hour-long pause.
+    @Test func aStricterLimitIsLearnedInAFewTrips() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 6_000), to: .public)
+        h.pixiv.limitRequests(FakePixiv.RateLimit(maxRequests: 20, window: .seconds(60), penalty: .seconds(300)))
+        let recorder = await StatusRecorder(h.engine)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+
+        let trips = h.pixiv.rateLimitTrips
+        #expect((1...3).contains(trips.count), "\(trips.count) trips")
+        let status = await h.engine.currentStatus()
+        #expect(status.publicList.isIdle, "\(status.publicList)")
+        #expect(await h.store.count(in: .public) == 6_000)
+        let log = h.requests()
+        let lastTrip = try #require(trips.last)
+        let afterLearning = log.filter { $0.timestamp > lastTrip && $0.status == 200 }
+        #expect(afterLearning.count > 100, "most of the walk ran after the last trip, without one")
+        // Each trip cooled the account down: no request inside five minutes after it.
+        for trip in trips {
+            #expect(!log.contains { $0.timestamp > trip && $0.timestamp < trip + 300 })
+        }
+        let snapshots = await recorder.snapshots(upTo: status)
+        #expect(snapshots.contains { if case .coolingDown = $0.publicList { true } else { false } })
+        #expect(!snapshots.contains { if case .paused = $0.publicList { true } else { false } })
+    }
+
+    /// A rate limit is the account's: the other list waits out the cooldown too.
+    @Test func aCooldownHoldsBothLists() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 90), to: .public)
+        h.pixiv.add(illusts(1_000, count: 90), to: .private)
+        let first = h.transport.startedCount
+        h.transport.setFaultRule { number, _ in number == first + 2 ? .rateLimitBody(status: 403) : nil }
+        await h.engine.startAutoSync(for: .public)
+        await h.engine.startAutoSync(for: .private)
+        await h.run()
+        let log = h.requests()
+        let trip = try #require(log.first { $0.status == 403 }).timestamp
+        #expect(!log.contains { $0.timestamp > trip && $0.timestamp < trip + 300 }, "neither list asks during the cooldown")
+        #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
+        #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
+    }
+
+    /// A walk's time left is the pages left at the current pace, for a list whose total is known.
+    @Test func aWalkShowsItsTimeLeft() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 3_000), to: .public)
+        let recorder = await StatusRecorder(h.engine)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+        let snapshots = await recorder.snapshots(upTo: await h.engine.currentStatus())
+        let estimates = snapshots.compactMap { snapshot -> (Int, TimeInterval)? in
+            guard case .syncing(let progress) = snapshot.publicList, let left = progress.estimatedTimeLeft else { return nil }
+            return (progress.pagesFetched, left)
+        }
+        // After the total and one page: 99 pages left, 18 of the burst at the floor, 81 at 1.8 s.
+        let early = try #require(estimates.first { $0.0 == 1 })
+        #expect(abs(early.1 - (0.15 + 18 * 0.15 + 80 * 1.8)) < 2, "\(early.1)")
+        // It shrinks as the walk goes (within the floor's wobble between a request and its answer).
+        #expect(zip(estimates, estimates.dropFirst()).allSatisfy { $1.1 <= $0.1 + 2 })
+        #expect(estimates.count > 90)
+        #expect((estimates.last?.1 ?? 99) < 2)
+    }
+
+    /// The client's retry after a refreshed token is spaced like any other request.
+    @Test func theRetryAfterARefreshedTokenIsSpaced() async throws {
+        let clock = TestClock()
+        let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
+        let tokens = RefreshTokenProvider(refreshToken: pixiv.refreshToken, transport: pixiv, now: { clock.now })
+        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        h.pixiv.add(illusts(1, count: 10), to: .public)
+        h.pixiv.enqueue(.accessTokenExpired, for: .bookmarks)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+        let pages = h.requests().filter { $0.endpoint == .bookmarks }
+        #expect(pages.map(\.status) == [400, 200])
+        #expect(pages[1].timestamp.timeIntervalSince(pages[0].timestamp) >= 0.150 - dateTolerance)
+    }
+}
