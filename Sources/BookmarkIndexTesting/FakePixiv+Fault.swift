@@ -70,7 +70,12 @@ extension FakePixiv {
 
         /// A server failure with `status` (5xx) and an HTML body, as Pixiv's front end sends.
         public static func serverError(status: Int = 500) -> Fault {
-            Fault(kind: .respond(status: status, headers: ["Content-Type": "text/html"], body: Data("<html><body><h1>\(status) Internal Server Error</h1></body></html>".utf8)))
+            // Every answer of app-api.pixiv.net passes through Cloudflare and carries its headers.
+            Fault(kind: .respond(
+                status: status,
+                headers: ["Content-Type": "text/html", "Server": "cloudflare", "CF-RAY": "8c0ffee000000001-NRT"],
+                body: Data("<html><head><title>\(status) Service Temporarily Unavailable</title></head><body><center><h1>\(status) Service Temporarily Unavailable</h1></center><hr><center>nginx</center></body></html>".utf8)
+            ))
         }
 
         /// Cloudflare's block page in front of Pixiv: `status` (403, or 503) with an HTML body,

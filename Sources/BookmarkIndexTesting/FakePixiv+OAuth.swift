@@ -36,10 +36,10 @@ extension FakePixiv {
     /// fresh code bound to the challenge, valid for ``loginCodeLifetime`` by `now`.
     func serveLogin(_ call: Call, at date: Date) -> HTTPResponse {
         guard let challenge = call.value("code_challenge"), !challenge.isEmpty,
-              call.value("code_challenge_method") == "S256" else {
+              call.value("code_challenge_method") == "S256", call.value("client") == "pixiv-android" else {
             return HTTPResponse(
                 status: 400, headers: ["Content-Type": "text/html; charset=utf-8"],
-                body: Data("<html><body>code_challenge and code_challenge_method=S256 are required</body></html>".utf8)
+                body: Data("<html><body>code_challenge, code_challenge_method=S256 and client=pixiv-android are required</body></html>".utf8)
             )
         }
         let code = state.withLock { state in
@@ -62,7 +62,7 @@ extension FakePixiv {
             let credentials = state.oauth.clientCredentials
             if state.oauth.requiresClientHash {
                 guard let time = call.headers["X-Client-Time"], let hash = call.headers["X-Client-Hash"],
-                      hash == ClientHash.hash(time: time) else {
+                      hash == ClientHash.hash(time: time), Self.isClientTime(time, near: date) else {
                     return Self.json(400, PixivBodies.oauth("invalid_request", message: "Invalid X-Client-Hash or X-Client-Time"))
                 }
             }
@@ -96,9 +96,17 @@ extension FakePixiv {
                 }
                 return grantTokens(&state, at: date)
             default:
-                return Self.json(400, PixivBodies.oauth("invalid_request", message: "Invalid grant_type parameter or parameter missing"))
+                // As Pixiv answers it: the message tells it apart from a dead token.
+                return Self.json(400, PixivBodies.oauth("invalid_grant", message: "Invalid grant_type parameter or parameter missing"))
             }
         }
+    }
+
+    /// Whether `time` is an RFC 3339 time with a numeric offset (`2026-12-01T07:00:00+00:00`)
+    /// within five minutes of `date`.
+    static func isClientTime(_ time: String, near date: Date) -> Bool {
+        guard time.count == 25, let parsed = try? Date(time, strategy: .iso8601) else { return false }
+        return abs(parsed.timeIntervalSince(date)) <= 300
     }
 
     /// A token answer, with the fields at the top level and again under `response`, as Pixiv

@@ -8,7 +8,9 @@ extension PixivError {
     /// the OAuth word and the message decide:
     ///
     /// - `invalid_client` → ``Code/invalidClient``;
-    /// - `invalid_grant`, or a message saying the refresh token is invalid, to a refresh →
+    /// - "Invalid grant_type parameter or parameter missing" (sent with `invalid_grant` too) →
+///   ``Code/badRequest``;
+/// - `invalid_grant`, or a message saying the refresh token is invalid, to a refresh →
     ///   ``Code/invalidRefreshToken``; to a code exchange → ``Code/expiredLoginCode``;
     /// - `invalid_request`, a wrong grant type, anything else → the general classification
     ///   (``Code/badRequest`` for a 400), with Pixiv's message.
@@ -22,13 +24,15 @@ extension PixivError {
         let message = body.message.lowercased()
         if word == "invalid_client" || message == "invalid_client" {
             error.code = .invalidClient
-            error.message = "Pixiv's token endpoint refused the app's client credentials (invalid_client); use the published ones (PixivClient.Configuration's default) or check the override"
+            error.message = "Pixiv's token endpoint refused the app's client credentials (invalid_client); use the published ones (the default) instead of the ones given ($PIXIV_CLIENT_ID/$PIXIV_CLIENT_SECRET, --client-credentials-file, or PixivClient.Configuration.clientCredentials)"
             return error
         }
-        let deadGrant = word == "invalid_grant" || message == "invalid_grant"
+        // Pixiv answers a wrong or missing grant_type with "invalid_grant" too: the message tells.
+        let wrongGrantType = message.contains("grant_type") || message.contains("parameter missing")
+        let deadGrant = !wrongGrantType && (word == "invalid_grant" || message == "invalid_grant")
         switch grant {
         case .refreshToken:
-            if deadGrant || message.contains("invalid refresh token") {
+            if deadGrant || (!wrongGrantType && message.contains("invalid refresh token")) {
                 error.code = .invalidRefreshToken
                 error.message = "Pixiv rejected the refresh token (revoked or expired); sign in again (with the bookmarks tool: bookmarks login)"
                 return error
@@ -36,7 +40,7 @@ extension PixivError {
         case .authorizationCode:
             if deadGrant || message.contains("authorization code") {
                 error.code = .expiredLoginCode
-                error.message = "Pixiv refused the login code: it expired (codes last about 30 s after the login) or was already used; sign in again and paste the new address at once"
+                error.message = "Pixiv refused the login code (\(body.message.isEmpty ? "invalid_grant" : body.message)): it expired (codes last about 30 s after the login), was already used, or belongs to another sign-in; sign in again and paste the new address at once"
                 return error
             }
         }

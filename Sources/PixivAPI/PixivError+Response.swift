@@ -46,19 +46,22 @@ extension PixivError {
     }
 
     /// Whether `response` is a blocking page of Pixiv's front end rather than an answer of the
-    /// API: HTTP 403 or 503 with an HTML body (a 503 must also name Cloudflare, in its
-    /// body or its `Server` or `CF-RAY` header, since Pixiv's own failures are HTML too).
+    /// API. Pixiv's API answers its own errors, 403 included, in JSON, so an HTML 403 is the
+    /// front end's. Every answer of app-api.pixiv.net passes through Cloudflare and carries its
+    /// `Server` and `CF-RAY` headers, so a 503 is a block only when its page is Cloudflare's
+    /// (its error or challenge page, or a `cf-mitigated` header): Pixiv's own HTML 503 stays a
+    /// server failure.
     static func isBlockingPage(_ response: HTTPResponse) -> Bool {
         guard response.status == 403 || response.status == 503 else { return false }
         let contentType = response.headers["Content-Type"]?.lowercased() ?? ""
-        let start = String(decoding: response.body.prefix(2_048), as: UTF8.self)
-        let lowered = start.lowercased()
+        let lowered = String(decoding: response.body.prefix(8_192), as: UTF8.self).lowercased()
         let trimmed = lowered.drop { $0.isWhitespace }
         let isHTML = contentType.contains("text/html") || trimmed.hasPrefix("<!doctype html") || trimmed.hasPrefix("<html")
         guard isHTML else { return false }
-        if response.status != 503 { return true }
-        return lowered.contains("cloudflare") || response.headers["CF-RAY"] != nil
-            || (response.headers["Server"]?.lowercased().contains("cloudflare") ?? false)
+        if response.status == 403 { return true }
+        if response.headers["cf-mitigated"] != nil { return true }
+        return ["cf-error-details", "/cdn-cgi/", "just a moment...", "attention required! | cloudflare", "cf-browser-verification"]
+            .contains { lowered.contains($0) }
     }
 
     /// Whether the body is Pixiv's "your access token is no good" answer: `invalid_grant`,

@@ -38,7 +38,8 @@ func runLogin(_ arguments: ParsedArguments) async throws -> Int32 {
     do {
         session = try await login.exchange(pasted)
     } catch let error as PixivError {
-        Terminal.printError("sign-in failed: \(error.message)\(error.code == .transport ? " (\(configuration.tokenURL.absoluteString))" : ""). Nothing was saved.")
+        let message = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+        Terminal.printError("sign-in failed: \(message)\(error.code == .transport ? " (\(configuration.tokenURL.absoluteString))" : ""). Nothing was saved.")
         return 1
     }
     let saved = SavedSession(refreshToken: session.refreshToken, userID: session.userID, userName: session.userName, account: session.account, authBase: authBase)
@@ -72,12 +73,11 @@ let logoutSpec = CommandSpec(
 
 func runLogout(_ arguments: ParsedArguments) throws -> Int32 {
     let path = SessionFile.path(arguments)
-    guard FileManager.default.fileExists(atPath: path) else {
-        print("Not signed in (there is no \(path)).")
-        return 0
-    }
     do {
-        try FileManager.default.removeItem(atPath: path)
+        guard try SessionFile.remove(path) else {
+            print("Not signed in (there is no \(path)).")
+            return 0
+        }
     } catch {
         Terminal.printError("cannot remove \(path): \(error.localizedDescription)")
         return 1

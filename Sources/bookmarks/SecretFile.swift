@@ -11,6 +11,7 @@ enum SecretFile {
     /// - Throws: ``SecretFileError`` naming the step and the system's reason; nothing is left
     ///   behind, and `path` keeps what it had.
     static func write(_ contents: String, to path: String) throws {
+        try refusePlantedLink(path)
         let target = realpath(path, nil).map { resolved in
             defer { free(resolved) }
             return String(cString: resolved)
@@ -39,6 +40,20 @@ enum SecretFile {
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
             close(directoryDescriptor)
+        }
+    }
+
+    /// A symbolic link someone else owns, or one in a directory anyone may write (a sticky
+    /// `/tmp`), may have been planted to make this process overwrite a file of its user's:
+    /// refuse to write through it.
+    private static func refusePlantedLink(_ path: String) throws {
+        var link = stat()
+        guard lstat(path, &link) == 0, (link.st_mode & S_IFMT) == S_IFLNK else { return }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var parent = stat()
+        let sharedFolder = stat(folder, &parent) == 0 && (parent.st_mode & S_IWOTH) != 0
+        if link.st_uid != geteuid() || sharedFolder {
+            throw SecretFileError(path: path, step: "write through a symbolic link", reason: "it is someone else's or in a directory anyone may write; remove it or choose another file")
         }
     }
 

@@ -19,6 +19,11 @@ struct SavedSession: Codable, Equatable {
     var authBase: String?
 }
 
+/// A session file that exists but cannot be used: which, why, and what to do. Exit status 1.
+struct SessionFileError: Error, CustomStringConvertible {
+    var description: String
+}
+
 enum SessionFile {
     /// `$XDG_CONFIG_HOME/bookmark-index/session.json`, else `~/.config/bookmark-index/session.json`
     /// (Linux), or `~/Library/Application Support/BookmarkIndex/session.json` (Apple).
@@ -40,23 +45,38 @@ enum SessionFile {
 
     /// The saved session, `nil` when there is none.
     ///
-    /// - Throws: ``UsageError`` when the file exists but cannot be read as a session: says
-    ///   which file and what to do (sign in again).
+    /// - Throws: ``SessionFileError`` when the file exists but cannot be read as a session:
+    ///   says which file and what to do (sign in again).
     static func read(_ path: String) throws -> SavedSession? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw UsageError("cannot read the session file \(path): \(error.localizedDescription)")
+            throw SessionFileError(description: "cannot read the session file \(path): \(error.localizedDescription)")
         }
         guard let session = try? JSONDecoder().decode(SavedSession.self, from: data), session.format == SavedSession.format else {
-            throw UsageError("\(path) is not a session saved by 'bookmarks login'; run 'bookmarks logout --session \(path)' and 'bookmarks login' again")
+            throw SessionFileError(description: "\(path) is not a session saved by 'bookmarks login' (damaged?); run 'bookmarks logout --session \(path)' and 'bookmarks login' again")
         }
         guard session.version == 1 else {
-            throw UsageError("\(path) was saved by a newer version of bookmarks (session version \(session.version)); update bookmarks or sign in again")
+            throw SessionFileError(description: "\(path) was saved by a newer version of bookmarks (session version \(session.version)); update bookmarks or sign in again")
         }
         return session
+    }
+
+    /// Removes the session at `path`; a symbolic link is removed with the file it points to,
+    /// so no copy of the refresh token stays behind.
+    ///
+    /// - Returns: whether there was a session to remove.
+    static func remove(_ path: String) throws -> Bool {
+        let manager = FileManager.default
+        guard (try? manager.attributesOfItem(atPath: path)) != nil else { return false }
+        if let target = try? manager.destinationOfSymbolicLink(atPath: path) {
+            let resolved = target.hasPrefix("/") ? target : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(target).path
+            if manager.fileExists(atPath: resolved) { try manager.removeItem(atPath: resolved) }
+        }
+        try manager.removeItem(atPath: path)
+        return true
     }
 
     /// Saves `session` to `path` (mode 0600, atomically), creating its directory.

@@ -52,11 +52,12 @@ func runServeSimulator(_ arguments: ParsedArguments) async throws -> Int32 {
     print("""
         Pixiv simulator listening at \(base) (\(account.publicIllusts.count) public, \(account.privateIllusts.count) private bookmarks; seed \(account.seed)).
         \(limitLine)Try, in another terminal:
-          bookmarks login --auth-base \(base) --session /tmp/simulated-session.json
+          SIM=$(mktemp -d)     # a directory only you can write, for the session and the store
+          bookmarks login --auth-base \(base) --session "$SIM/session.json"
             (it prints a login address: open it, e.g. 'curl -si <address> | grep -i ^location',
              and paste the pixiv://account/login?code=… it redirects to)
-          bookmarks sync --api-base \(base) --session /tmp/simulated-session.json --store /tmp/simulated-store
-          bookmarks status --session /tmp/simulated-session.json --store /tmp/simulated-store
+          bookmarks sync --api-base \(base) --session "$SIM/session.json" --store "$SIM/store"
+          bookmarks status --session "$SIM/session.json" --store "$SIM/store"
         Press Ctrl-C to stop.
         """)
     fflush(nil)

@@ -9,7 +9,13 @@ let statusSpec = CommandSpec(
 
 func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     let sessionPath = SessionFile.path(arguments)
-    let session = try SessionFile.read(sessionPath)
+    var session: SavedSession?
+    var sessionProblem: String?
+    do {
+        session = try SessionFile.read(sessionPath)
+    } catch {
+        sessionProblem = "\(error)"
+    }
     let directory = StoreLocation.directory(arguments)
     let hasStore = FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path)
     var lists: [(Restrict, count: Int, metadata: BookmarkIndexMetadata)] = []
@@ -22,19 +28,22 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     }
     if arguments.flag("json") {
         var object: [String: Any] = ["sessionFile": sessionPath, "store": directory.path]
+        if let sessionProblem { object["sessionProblem"] = sessionProblem }
         object["signedIn"] = session.map { ["userID": $0.userID, "userName": $0.userName, "account": $0.account, "authBase": $0.authBase as Any] } ?? NSNull()
         object["lists"] = hasStore ? Dictionary(uniqueKeysWithValues: lists.map { ($0.0.rawValue, statusObject(count: $0.count, $0.metadata)) }) : NSNull()
         try printJSON(object)
-        return 0
+        return sessionProblem == nil ? 0 : 1
     }
-    if let session {
+    if let sessionProblem {
+        Terminal.printError(sessionProblem)
+    } else if let session {
         print("Signed in as \(session.userName) (@\(session.account), user \(session.userID))\(session.authBase.map { " at \($0)" } ?? "") — \(sessionPath)")
     } else {
         print("Not signed in (no \(sessionPath)): run 'bookmarks login'.")
     }
     guard hasStore else {
         print("No store at \(directory.path) yet: 'bookmarks sync' makes it.")
-        return 0
+        return sessionProblem == nil ? 0 : 1
     }
     print("Store: \(directory.path)")
     for (restrict, count, metadata) in lists {
@@ -50,7 +59,7 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         }
         print("  \(name) " + parts.joined(separator: "; "))
     }
-    return 0
+    return sessionProblem == nil ? 0 : 1
 }
 
 private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [String: Any] {

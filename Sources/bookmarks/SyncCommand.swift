@@ -37,31 +37,36 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     let which = try arguments.choice("restrict", default: "both", in: ["public", "private", "both"])
     let restricts: [Restrict] = which == "both" ? [.public, .private] : [Restrict(rawValue: which)!]
     let sessionPath = SessionFile.path(arguments)
-    let session = try SessionFile.read(sessionPath)
 
+    // The token comes from a file, the environment or the session; the session is read only
+    // when it is the token's source, so a damaged one cannot stand in the way of an override.
     let origin: RefreshTokenOrigin
     let refreshToken: String
     if let file = arguments.value("refresh-token-file") {
         (origin, refreshToken) = (.file(file), try secret(file: file, environment: "")!)
     } else if let token = try secret(file: nil, environment: "PIXIV_REFRESH_TOKEN") {
         (origin, refreshToken) = (.environment, token)
-    } else if let session {
+    } else if let session = try SessionFile.read(sessionPath) {
         (origin, refreshToken) = (.session(path: sessionPath, session), session.refreshToken)
     } else {
-        throw UsageError("not signed in: run 'bookmarks login' first (or set PIXIV_REFRESH_TOKEN or pass --refresh-token-file FILE)")
+        throw UsageError("not signed in: run 'bookmarks login' first (or set PIXIV_REFRESH_TOKEN or pass --refresh-token-file FILE, with --user-id)")
     }
-    let userID: Int
-    if let text = arguments.value("user-id") {
-        guard let id = Int(text), id > 0 else { throw UsageError("'--user-id' must be a positive whole number, not '\(text)'") }
-        userID = id
-    } else if let session {
-        userID = session.userID
-    } else {
-        throw UsageError("'bookmarks sync' needs --user-id when nobody is signed in ('bookmarks login')")
-    }
-    // A session's token is refreshed where it was issued; a token from elsewhere at Pixiv's own.
     var sessionAuthBase: String?
-    if case .session(_, let saved) = origin { sessionAuthBase = saved.authBase }
+    let userID: Int
+    if case .session(_, let saved) = origin {
+        // A session's token is refreshed where it was issued, and nowhere else.
+        sessionAuthBase = saved.authBase
+        if let base = arguments.value("auth-base"), try AuthOptions.baseURL(base, option: "auth-base").absoluteString != saved.authBase {
+            throw UsageError("the session in \(sessionPath) was issued by \(saved.authBase ?? "Pixiv"), not \(base): its refresh token goes only there (sign in at \(base) with 'bookmarks login --auth-base \(base) --session FILE')")
+        }
+        userID = try arguments.value("user-id").map(positiveUserID) ?? saved.userID
+    } else {
+        // A token from elsewhere may be another account's than the session's: say whose.
+        guard let text = arguments.value("user-id") else {
+            throw UsageError("a refresh token from \(arguments.value("refresh-token-file") ?? "$PIXIV_REFRESH_TOKEN") needs --user-id: whose bookmarks it reads")
+        }
+        userID = try positiveUserID(text)
+    }
     let configuration = try AuthOptions.configuration(arguments, sessionAuthBase: sessionAuthBase)
 
     let transport = URLSessionTransport()
@@ -85,6 +90,11 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
         if case .paused = status[restrict] { return 1 }
     }
     return 0
+}
+
+func positiveUserID(_ text: String) throws -> Int {
+    guard let id = Int(text), id > 0 else { throw UsageError("'--user-id' must be a positive whole number, not '\(text)'") }
+    return id
 }
 
 /// Keeps a refresh token Pixiv rotated where the old one came from (``SecretFile/write(_:to:)``:

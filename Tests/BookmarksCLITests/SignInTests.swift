@@ -54,7 +54,7 @@ struct SignInTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: session))
         let (reused, _) = try await runLogin(["--auth-base", simulator.base, "--session", session]) { _ in pasted.withLock { $0 } ?? "" }
         #expect(reused.status == 1)
-        #expect(reused.error.contains("expired (codes last about 30 s after the login) or was already used"), "\(reused.error)")
+        #expect(reused.error.contains("it expired (codes last about 30 s after the login), was already used"), "\(reused.error)")
         #expect(reused.error.contains("Nothing was saved"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: session)) == before)
 
@@ -101,6 +101,52 @@ struct SignInTests {
         #expect(refused.error.contains("refused the app's client credentials (invalid_client)"), "\(refused.error)")
         #expect(!refused.error.contains("not-theirs"))
         #expect(!FileManager.default.fileExists(atPath: session))
+    }
+
+    /// A damaged session stands in nobody's way, a token not from the session names its user,
+    /// a session's token goes only to the server that issued it, and logout leaves no copy.
+    @Test func sessionsAreHandledSafely() async throws {
+        let session = directory.appendingPathComponent("session.json").path
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: session))
+        let status = try await CLI.run(["status", "--session", session, "--store", directory.appendingPathComponent("none").path])
+        #expect(status.status == 1)
+        #expect(status.error.contains("is not a session saved by 'bookmarks login'"))
+        #expect(status.output.contains("No store at"))
+        let damaged = try await CLI.run(["sync", "--session", session, "--store", directory.appendingPathComponent("s").path])
+        #expect(damaged.status == 1, "a damaged file is a failure, not a usage error")
+
+        let noUser = try await CLI.run(["sync", "--session", session], environment: ["PIXIV_REFRESH_TOKEN": "t"])
+        #expect(noUser.status == 2)
+        #expect(noUser.error.contains("needs --user-id"), "\(noUser.error)")
+
+        let simulator = try await Simulator(["--public", "3", "--private", "0"])
+        defer { simulator.stop() }
+        try FileManager.default.removeItem(atPath: session)
+        let target = directory.appendingPathComponent("real-session.json").path
+        try Data("{}".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: session, withDestinationPath: target)
+        let (login, _) = try await runLogin(["--auth-base", simulator.base, "--session", session]) { try await Self.appRedirect($0) }
+        #expect(login.status == 0, "\(login.error)")
+        #expect(try String(contentsOfFile: target, encoding: .utf8).contains("refreshToken"), "written through the link")
+        let elsewhere = try await CLI.run(["sync", "--session", session, "--auth-base", "https://oauth.example/", "--store", directory.appendingPathComponent("s2").path])
+        #expect(elsewhere.status == 2)
+        #expect(elsewhere.error.contains("its refresh token goes only there"), "\(elsewhere.error)")
+        let logout = try await CLI.run(["logout", "--session", session])
+        #expect(logout.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: target), "the file the link pointed to is gone too")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: session)) == nil)
+
+        // A link planted in a directory anyone may write is not written through.
+        let shared = directory.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o1777])
+        let victim = directory.appendingPathComponent("victim").path
+        try Data("VICTIM".utf8).write(to: URL(fileURLWithPath: victim))
+        let planted = shared.appendingPathComponent("session.json").path
+        try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: victim)
+        let (refused, _) = try await runLogin(["--auth-base", simulator.base, "--session", planted]) { try await Self.appRedirect($0) }
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("write through a symbolic link"), "\(refused.error)")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "VICTIM")
     }
 
     /// A session's rotated refresh token goes back into the session file.

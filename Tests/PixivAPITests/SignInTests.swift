@@ -124,19 +124,25 @@ func formFields(_ request: HTTPRequest) -> [String: String] {
         for paste in [
             "pixiv://account/login?code=\(code)&via=login",
             "  \"pixiv://account/login?code=\(code)&via=login\"\n",
+            "pixiv://account/login/?code=\(code)",
+            "Location: pixiv://account/login?code=\(code)&via=login",
+            "code=\(code)&via=login",
             "https://app-api.pixiv.net/web/v1/users/auth/pixiv/callback?state=abc&code=\(code)",
             code,
         ] {
             #expect(try PixivLogin.authorizationCode(in: paste) == code, "\(paste)")
         }
+        let secret = "Zr9Kq2LmX7vPw4TnB8cD1eF6gH3jS5uY"
         for paste in [
             "", "hello there", "https://app-api.pixiv.net/web/v1/login?code_challenge=x&code_challenge_method=S256",
-            "pixiv://account/login?via=login", "https://example.com/?code=\(code)", "short",
+            "pixiv://account/login?via=login", "short", "code=short", "refresh_token=\(secret)",
         ] {
             #expect {
                 try PixivLogin.authorizationCode(in: paste)
             } throws: { error in
-                (error as? PixivError)?.code == .invalidLoginCode && (error as? PixivError)?.message.contains("pixiv://account/login?code=") == true
+                guard let error = error as? PixivError else { return false }
+                return error.code == .invalidLoginCode && error.message.contains("pixiv://account/login?code=")
+                    && !error.message.contains(secret)
             }
         }
     }
@@ -203,7 +209,8 @@ func formFields(_ request: HTTPRequest) -> [String: String] {
 
     @Test func aTokenAnswerIsReadAtTheTopLevelOrUnderResponse() async throws {
         let fields = #""access_token":"at","expires_in":3600,"token_type":"bearer","scope":"","refresh_token":"rt","user":{"id":"777","name":"N","account":"acc"}"#
-        for body in ["{\(fields)}", #"{"response":{\#(fields)}}"#, #"{\#(fields),"response":{\#(fields)}}"#] {
+        let split = #"{"access_token":"at","expires_in":3600,"response":{"refresh_token":"rt","user":{"id":"777","name":"N","account":"acc"}}}"#
+        for body in ["{\(fields)}", #"{"response":{\#(fields)}}"#, #"{\#(fields),"response":{\#(fields)}}"#, split] {
             let setup = Setup()
             setup.pixiv.enqueue(.response(status: 200, body: Data(body.utf8)), for: .token)
             let login = setup.login()
@@ -227,6 +234,8 @@ func formFields(_ request: HTTPRequest) -> [String: String] {
         (#"{"has_error":true,"errors":{"system":{"message":"invalid_grant","code":1508}}}"#, true, .invalidRefreshToken),
         (#"{"has_error":true,"errors":{"system":{"message":"Client authentication failed","code":1508}},"error":"invalid_client"}"#, true, .invalidClient),
         (#"{"has_error":true,"errors":{"system":{"message":"The refresh_token parameter is missing","code":1508}},"error":"invalid_request"}"#, true, .badRequest),
+        (#"{"has_error":true,"errors":{"system":{"message":"Invalid grant_type parameter or parameter missing","code":1508}},"error":"invalid_grant"}"#, true, .badRequest),
+        (#"{"has_error":true,"errors":{"system":{"message":"Invalid grant_type parameter or parameter missing","code":1508}},"error":"invalid_grant"}"#, false, .badRequest),
         (#"{"has_error":true,"errors":{"system":{"message":"Invalid grant_type parameter or parameter missing","code":1508}}}"#, true, .badRequest),
         (#"{"has_error":true,"errors":{"system":{"message":"Invalid authorization code","code":1508}},"error":"invalid_grant"}"#, false, .expiredLoginCode),
         (#"{"has_error":true,"errors":{"system":{"message":"Invalid refresh token","code":1508}},"error":"invalid_grant"}"#, false, .expiredLoginCode),

@@ -93,39 +93,33 @@ public struct PixivLogin: Sendable {
         )
     }
 
-    /// The authorization code in a paste: the `code` query item of a `pixiv://account/login`
-    /// or `https://…/web/v1/users/auth/pixiv/callback` address, or the paste itself when it is
-    /// a bare code (letters, digits, `-` and `_`, 16 to 512 of them).
+    /// The authorization code in a paste: the `code` parameter wherever it stands (the
+    /// `pixiv://account/login?code=…` address, the `…/auth/pixiv/callback?…&code=…` one, a
+    /// `Location:` header line copied from the developer tools, `code=…&via=login`), or the
+    /// paste itself when it is a bare code (letters, digits, `-` and `_`, 16 to 512 of them).
     ///
-    /// - Throws: ``PixivError/Code/invalidLoginCode``, saying what was pasted (its first 80
-    ///   characters) and what to paste instead.
+    /// - Throws: ``PixivError/Code/invalidLoginCode``, saying what the paste looks like (its
+    ///   length and kind, never its text, which may hold a secret) and what to paste instead.
     public static func authorizationCode(in pasted: String) throws -> String {
         let text = pasted.trimmingCharacters(in: CharacterSet.whitespacesAndNewlines.union(CharacterSet(charactersIn: "\"'<>")))
         func refuse(_ why: String) -> PixivError {
             PixivError(
                 .invalidLoginCode,
-                "\(why): '\(text.prefix(80))'. Paste the pixiv://account/login?code=… address the browser was sent to after the login (its developer tools show it), or the code alone."
+                "\(why). Paste the pixiv://account/login?code=… address the browser was sent to after the login (its developer tools show it), or the code alone."
             )
         }
         guard !text.isEmpty else { throw refuse("Nothing was pasted") }
-        if text.contains("://") || text.contains("?") {
-            guard let components = URLComponents(string: text) else { throw refuse("The pasted address cannot be read") }
-            let scheme = components.scheme?.lowercased()
-            let isAppRedirect = scheme == callbackScheme && components.host == "account" && components.path == "/login"
-            let isCallback = (scheme == "https" || scheme == "http") && components.path.hasSuffix("/web/v1/users/auth/pixiv/callback")
-            guard isAppRedirect || isCallback else {
-                if components.path.hasSuffix("/web/v1/login") {
-                    throw refuse("That is the login page itself, not where it sent the browser after the login")
-                }
-                throw refuse("The pasted address is not Pixiv's login redirect")
-            }
-            guard let code = components.queryItems?.first(where: { $0.name == "code" })?.value, isBareCode(code) else {
-                throw refuse("The pasted address carries no login code")
-            }
+        if let match = text.firstMatch(of: /(?:^|[?&\s;])code=([A-Za-z0-9_\-]+)/) {
+            let code = String(match.1)
+            guard isBareCode(code) else { throw refuse("The code in the pasted text is \(code.utf8.count) characters long, not a login code") }
             return code
         }
-        guard isBareCode(text) else { throw refuse("The pasted text is not a login code") }
-        return text
+        if isBareCode(text) { return text }
+        if text.contains("/web/v1/login") {
+            throw refuse("That is the login page's own address, not where it sent the browser after the login")
+        }
+        let kind = text.contains("://") ? "an address without a code" : "not a login code"
+        throw refuse("The pasted text (\(text.utf8.count) characters) is \(kind)")
     }
 
     private static func isBareCode(_ text: String) -> Bool {

@@ -69,27 +69,32 @@ struct TokenEndpoint: Sendable {
         return token.flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Reads an answer from the top level or from `response`, whichever has the access token.
+    /// Reads an answer from the top level or from `response`, field by field: whichever level
+    /// has the access token, and the user and refresh token from either.
     static func answer(in body: Data, status: Int = 200) throws -> Answer {
         let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        let candidates = [object, object?["response"] as? [String: Any]].compactMap { $0 }
-        for fields in candidates {
-            guard let access = fields["access_token"] as? String, !access.isEmpty,
-                  let expiresIn = (fields["expires_in"] as? NSNumber)?.intValue else { continue }
-            var user: (Int, String, String)?
-            if let object = fields["user"] as? [String: Any] {
-                // Pixiv sends the user's ID as a string here; accept a number too.
-                let id = (object["id"] as? String).flatMap(Int.init) ?? (object["id"] as? NSNumber)?.intValue
-                if let id {
-                    user = (id, object["name"] as? String ?? "", object["account"] as? String ?? "")
-                }
-            }
-            return Answer(accessToken: access, expiresIn: expiresIn, refreshToken: fields["refresh_token"] as? String, user: user)
+        let levels = [object, object?["response"] as? [String: Any]].compactMap { $0 }
+        func first<T>(_ read: ([String: Any]) -> T?) -> T? {
+            for level in levels { if let value = read(level) { return value } }
+            return nil
         }
-        throw PixivError(
-            .undecodable,
-            "Pixiv's OAuth answer has no access_token and expires_in, at the top level or under \"response\"",
-            status: status
+        guard let access = first({ ($0["access_token"] as? String).flatMap { $0.isEmpty ? nil : $0 } }),
+              let expiresIn = first({ ($0["expires_in"] as? NSNumber)?.intValue }) else {
+            throw PixivError(
+                .undecodable,
+                "Pixiv's OAuth answer has no access_token and expires_in, at the top level or under \"response\"",
+                status: status
+            )
+        }
+        let user = first { level -> (id: Int, name: String, account: String)? in
+            guard let object = level["user"] as? [String: Any] else { return nil }
+            // Pixiv sends the user's ID as a string here; accept a number too.
+            guard let id = (object["id"] as? String).flatMap(Int.init) ?? (object["id"] as? NSNumber)?.intValue else { return nil }
+            return (id, object["name"] as? String ?? "", object["account"] as? String ?? "")
+        }
+        return Answer(
+            accessToken: access, expiresIn: expiresIn,
+            refreshToken: first { ($0["refresh_token"] as? String).flatMap { $0.isEmpty ? nil : $0 } }, user: user
         )
     }
 }
