@@ -45,6 +45,30 @@ public actor BookmarksIndexStore {
         }
     }
 
+    /// Reads the index, decides what to write and writes it, in one turn of the store: no other
+    /// write comes between the read `decide` sees and the batch it returns.
+    ///
+    /// `decide` runs on the store's actor, synchronously; it must be quick and must not block.
+    /// Its changes are made durable as one batch (nothing when empty), then applied, and its
+    /// result returned.
+    ///
+    /// ```swift
+    /// let added = try await store.update { index in
+    ///     let key = BookmarkKey(illustID: 42, restrict: .public)
+    ///     return index.contains(key) ? ([], false) : ([.upsert(bookmark)], true)
+    /// }
+    /// ```
+    ///
+    /// - Throws: what `decide` throws (nothing is written), or what ``apply(_:)`` throws.
+    public func update<Result: Sendable>(
+        _ decide: @Sendable (BookmarkIndexState) throws -> (changes: [BookmarkChange], result: Result)
+    ) throws -> Result {
+        try checkOpen()
+        let (changes, result) = try decide(state)
+        try apply(changes)
+        return result
+    }
+
     /// Inserts or replaces `bookmarks` in one batch.
     public func upsert(_ bookmarks: [IndexedBookmark]) throws {
         try apply(bookmarks.map(BookmarkChange.upsert))

@@ -33,8 +33,6 @@ public actor BookmarkSyncEngine {
     private var worker: Task<Void, Never>?
     private var sleeper: Task<Void, any Error>?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var storeBusy = false
-    private var storeWaiters: [CheckedContinuation<Void, Never>] = []
     private var subscribers: [Int: AsyncStream<SyncStatus>.Continuation] = [:]
     private var nextSubscriberID = 0
     private var lastStatus: SyncStatus?
@@ -99,12 +97,9 @@ public actor BookmarkSyncEngine {
     ///
     /// - Throws: `BookmarkIndexError` when the store cannot write.
     public func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict) async throws {
-        try await withStore {
-            let index = await store.snapshot
-            let changes = machine.recordBookmark(illust, restrict: restrict, index: index, now: clock.now)
-            try await store.apply(changes)
-            publish(await store.snapshot)
-        }
+        let (machine, now) = (self.machine, clock.now)
+        try await store.update { index in (machine.recordBookmark(illust, restrict: restrict, index: index, now: now), ()) }
+        publish(await store.snapshot)
     }
 
     /// Records an unbookmark the app just made: the row disappears at once, and for
@@ -114,12 +109,10 @@ public actor BookmarkSyncEngine {
     ///
     /// - Throws: `BookmarkIndexError` when the store cannot write.
     public func recordUnbookmark(illustID: Int, restrict: Restrict) async throws {
-        try await withStore {
-            let index = await store.snapshot
-            let changes = machine.recordUnbookmark(BookmarkKey(illustID: illustID, restrict: restrict), index: index, now: clock.now)
-            try await store.apply(changes)
-            publish(await store.snapshot)
-        }
+        let (machine, now) = (self.machine, clock.now)
+        let key = BookmarkKey(illustID: illustID, restrict: restrict)
+        try await store.update { index in (machine.recordUnbookmark(key, index: index, now: now), ()) }
+        publish(await store.snapshot)
     }
 
     // MARK: Kill switch
@@ -240,18 +233,25 @@ public actor BookmarkSyncEngine {
                 await failed(BookmarkSyncError(classifying: error))
                 return
             }
-            await withStore {
-                let index = await store.snapshot
-                let changes = machine.pageFetched(page, index: index, now: clock.now)
-                do {
-                    try await store.apply(changes)
-                } catch {
-                    machine.writeFailed(
-                        BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.",
-                                          underlying: error),
-                        restrict: restrict
-                    )
+            guard machine.awaitsAnswer(for: restrict) else {
+                // The kill switch abandoned this request: its answer is discarded.
+                _ = machine.pageFetched(page, index: await store.snapshot, now: clock.now)
+                return
+            }
+            // The page is decided in the store's turn, on the index as it is when written, by a
+            // copy of the machine whose decisions are then taken back.
+            let (decider, now) = (machine, clock.now)
+            do {
+                let after = try await store.update { index in
+                    var machine = decider
+                    return (machine.pageFetched(page, index: index, now: now), machine)
                 }
+                machine.merge(after, for: restrict)
+            } catch {
+                machine.writeFailed(
+                    BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.", underlying: error),
+                    restrict: restrict, now: now
+                )
             }
         }
     }
@@ -259,23 +259,19 @@ public actor BookmarkSyncEngine {
     /// Tells the machine the request failed, and writes the pause it records, if any, so that a
     /// restart keeps it. A pause that cannot be written still holds in this process.
     private func failed(_ error: BookmarkSyncError) async {
-        await withStore {
-            let changes = machine.fetchFailed(error, index: await store.snapshot, now: clock.now)
-            if !changes.isEmpty { try? await store.apply(changes) }
+        guard let restrict = machine.running?.restrict, machine.awaitsAnswer(for: restrict) else {
+            machine.fetchFailed(error, now: clock.now)
+            return
         }
-    }
-
-    /// Runs `body` with the store to itself, so a page computed from a snapshot is written
-    /// before an in-app mutation reads the next one (and the other way round).
-    private func withStore<T>(_ body: () async throws -> T) async rethrows -> T {
-        while storeBusy {
-            await withCheckedContinuation { storeWaiters.append($0) }
+        let (decider, now) = (machine, clock.now)
+        let decided = try? await store.update { index in
+            var machine = decider
+            return (machine.fetchFailed(error, index: index, now: now), machine)
         }
-        storeBusy = true
-        defer {
-            storeBusy = false
-            if !storeWaiters.isEmpty { storeWaiters.removeFirst().resume() }
+        if let decided {
+            machine.merge(decided, for: restrict)
+        } else {
+            machine.fetchFailed(error, now: now)
         }
-        return try await body()
     }
 }

@@ -23,6 +23,34 @@ struct StoreTests {
         #expect(storage.appendedBatches == 3, "an empty batch writes nothing")
     }
 
+    /// `update` reads and writes in one turn: many concurrent read-modify-writes of one counter
+    /// lose none, and a decision that throws writes nothing.
+    @Test func updateReadsDecidesAndWritesInOneTurn() async throws {
+        let storage = InMemoryStorage()
+        let store = try BookmarksIndexStore(storage: storage)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    _ = try? await store.update { index in
+                        var metadata = index.metadata(for: .public)
+                        let count = (metadata.lastDeltaSync?.timeIntervalSince1970 ?? 0) + 1
+                        metadata.lastDeltaSync = Date(timeIntervalSince1970: count)
+                        return ([.setMetadata(metadata, for: .public)], count)
+                    }
+                }
+            }
+        }
+        #expect(await store.metadata(for: .public).lastDeltaSync == Date(timeIntervalSince1970: 50))
+        #expect(storage.appendedBatches == 50)
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await store.update { _ -> ([BookmarkChange], Void) in throw Refused() }
+        }
+        #expect(storage.appendedBatches == 50)
+        let unchanged = try await store.update { index in ([], index.count(in: .public)) }
+        #expect(unchanged == 0 && storage.appendedBatches == 50, "an empty decision writes nothing")
+    }
+
     @Test func reopeningTheStorageSeesEveryAcknowledgedBatch() async throws {
         let storage = InMemoryStorage()
         let metadata = BookmarkIndexMetadata(lastDeltaSync: Date(timeIntervalSince1970: 77))

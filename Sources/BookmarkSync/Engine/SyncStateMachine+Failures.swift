@@ -65,7 +65,8 @@ extension SyncStateMachine {
     }
 
     /// Writing a page's batch failed: the sync ends (its saved cursor is where it was).
-    mutating func writeFailed(_ error: BookmarkSyncError, restrict: Restrict) {
+    mutating func writeFailed(_ error: BookmarkSyncError, restrict: Restrict, now: Date) {
+        if awaitsAnswer(for: restrict) { _ = finishRequest(now: now) }
         fail(restrict, error)
     }
 

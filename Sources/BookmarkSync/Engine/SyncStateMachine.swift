@@ -366,6 +366,30 @@ struct SyncStateMachine: Sendable {
         return changes
     }
 
+    /// Whether `restrict`'s request is out and its answer still wanted.
+    func awaitsAnswer(for restrict: Restrict) -> Bool {
+        if case .running(let job, _)? = lists[restrict], job.step == .inFlight { return true }
+        return false
+    }
+
+    /// Takes what `after` decided about `restrict`'s answered request, from a copy of this
+    /// machine that decided it in the store's turn: the job's progress, the list's memory and
+    /// the budget are the request's; a refresh or the kill switch asked for meanwhile stays.
+    mutating func merge(_ after: SyncStateMachine, for restrict: Restrict) {
+        budget = after.budget
+        memory[restrict] = after.memory[restrict]
+        guard case .running(let current, let then)? = lists[restrict], current.step == .inFlight else { return }
+        switch after.lists[restrict] ?? .idle {
+        case .running(let job, _):
+            lists[restrict] = .running(job, then: then)
+        case .paused, .failed:
+            lists[restrict] = after.lists[restrict]
+            waitingOrder.removeAll { $0 == restrict }
+        case .idle, .waiting:
+            finishJob(current)
+        }
+    }
+
     /// The running job is done: a refresh asked for during it runs next.
     mutating func finishJob(_ job: Job) {
         guard case .running(_, let then)? = lists[job.restrict] else { return }
