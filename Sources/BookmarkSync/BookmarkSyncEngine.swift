@@ -118,7 +118,8 @@ public actor BookmarkSyncEngine {
     // MARK: Kill switch
 
     /// Switches indexing on or off. Off: nothing is fetched, queued syncs are dropped, a running
-    /// sync stops (the answer to a request already in flight is discarded), and every status
+    /// sync stops (the answer to a request in flight is discarded, unless it is already being
+    /// written, which completes with its cursor), and every status
     /// row says ``ListSyncStatus/disabled``. On again: nothing starts until the next user intent.
     public func setIndexingEnabled(_ enabled: Bool) async {
         machine.setEnabled(enabled)

@@ -26,6 +26,9 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         /// Pixiv's front end (Cloudflare) blocked the request with an HTML page. Retried, but
         /// only after a long wait (``SyncConfiguration/blockedWait``, or a longer `Retry-After`).
         public static let blocked = Code("blocked")
+        /// The access token was refreshed after Pixiv rejected it: the request goes again at once,
+        /// paced like any other, and counts as no failure (twice in a row is ``unauthorized``).
+        public static let tokenRefreshed = Code("tokenRefreshed")
         /// The credentials were rejected or the refresh token is dead. Not retried: the user
         /// must sign in again; the message says so.
         public static let unauthorized = Code("unauthorized")
@@ -38,7 +41,7 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
 
         /// The code named `name` (its ``description``); ``other`` for a name no code has.
         static func named(_ name: String) -> Code {
-            [rateLimited, server, transport, blocked, unauthorized, undecodable, storage].first { $0.name == name } ?? other
+            [rateLimited, server, transport, blocked, tokenRefreshed, unauthorized, undecodable, storage].first { $0.name == name } ?? other
         }
     }
 
@@ -59,9 +62,10 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         self.underlying = underlying
     }
 
-    /// Whether the engine retries after this failure (rate limit, 5xx, transport, blocked).
+    /// Whether the engine retries after this failure (rate limit, 5xx, transport, blocked, a
+    /// refreshed token).
     public var isRetryable: Bool {
-        code == .rateLimited || code == .server || code == .transport || code == .blocked
+        code == .rateLimited || code == .server || code == .transport || code == .blocked || code == .tokenRefreshed
     }
 
     /// Classifies any error: a ``BookmarkSyncError`` as itself, anything else as ``Code/other``.

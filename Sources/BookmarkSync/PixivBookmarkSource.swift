@@ -17,8 +17,13 @@ public struct PixivBookmarkSource: BookmarkSource {
     private let userID: Int
 
     /// A source reading the bookmarks of `userID` through `client`.
+    ///
+    /// After Pixiv rejects the access token and a fresh one is had, the source does not let the
+    /// client send the request again itself: it fails with
+    /// ``BookmarkSyncError/Code/tokenRefreshed``, and the engine sends it again through its
+    /// request budget, paced like any other.
     public init(client: PixivClient, userID: Int) {
-        self.client = client
+        self.client = client.withoutTokenRetry()
         self.userID = userID
     }
 
@@ -79,6 +84,7 @@ extension BookmarkSyncError {
         case .server: code = .server
         case .transport: code = .transport
         case .blocked: code = .blocked
+        case .tokenRefreshed: code = .tokenRefreshed
         case .invalidRefreshToken, .invalidClient, .unauthorized: code = .unauthorized
         case .undecodable: code = .undecodable
         default: code = .other

@@ -28,6 +28,11 @@ extension PixivClient {
         /// retry with a refreshed one (the client's only retry), so the retry is spaced like any
         /// other request. Default 150 ms, the sync engine's floor.
         public var retrySpacing: Duration = .milliseconds(150)
+        /// Whether the client sends a request again itself after Pixiv rejected its access
+        /// token and a fresh one was had (the default). Off, it throws
+        /// ``PixivError/Code/tokenRefreshed`` instead, so a caller that paces every request (the
+        /// sync engine) sends the retry through its own budget.
+        public var retriesAfterTokenRefresh = true
 
         /// Pixiv's API host.
         public static let pixivAPIBaseURL = URL(string: "https://app-api.pixiv.net/")!

@@ -103,6 +103,14 @@ public struct PixivClient: Sendable {
         try await get("v1/user/detail", query: [("user_id", String(userID)), ("filter", "for_ios")], as: UserDetail.self)
     }
 
+    /// This client, but throwing ``PixivError/Code/tokenRefreshed`` where it would send a
+    /// request again after refreshing its token, for a caller that paces every request.
+    package func withoutTokenRetry() -> PixivClient {
+        var configuration = configuration
+        configuration.retriesAfterTokenRefresh = false
+        return PixivClient(configuration: configuration, transport: transport, tokens: tokens, now: now, sleep: sleep)
+    }
+
     // MARK: Plumbing
 
     private func get<T: Decodable>(_ path: String, query: [(String, String)], as type: T.Type) async throws -> T {
@@ -142,6 +150,12 @@ public struct PixivClient: Sendable {
             await tokens.invalidate(token)
             let fresh = try await tokens.accessToken()
             if fresh != token {
+                guard configuration.retriesAfterTokenRefresh else {
+                    throw PixivError(
+                        .tokenRefreshed, "Pixiv rejected the access token and a fresh one is ready; send the request again",
+                        status: response.status
+                    )
+                }
                 // The retry is a request like any other: spaced from the one Pixiv rejected.
                 let waited = Duration.milliseconds(Int64((now().timeIntervalSince(rejectedAt) * 1000).rounded(.down)))
                 if waited < configuration.retrySpacing { try await sleep(configuration.retrySpacing - waited) }

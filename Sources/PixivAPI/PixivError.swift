@@ -37,6 +37,9 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
         /// network or the account is blocked for a while. Retryable, but only after a long wait
         /// (an hour, not seconds); ``PixivError/bodyPrefix`` holds the page's first bytes.
         public static let blocked = Code("blocked")
+        /// Pixiv rejected the access token and a fresh one was had: send the request again (only
+        /// from a client with ``PixivClient/Configuration/retriesAfterTokenRefresh`` off).
+        public static let tokenRefreshed = Code("tokenRefreshed")
         /// The work or user does not exist (HTTP 404).
         public static let notFound = Code("notFound")
         /// Pixiv refused the request (another 4xx); ``PixivError/pixivError`` says why.
@@ -88,7 +91,7 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
     /// blocking, server and transport failures; `false` for auth failures, bad requests, missing
     /// works and undecodable responses, which will fail the same way again.
     public var isRetryable: Bool {
-        code == .rateLimited || code == .server || code == .transport || code == .blocked
+        code == .rateLimited || code == .server || code == .transport || code == .blocked || code == .tokenRefreshed
     }
 
     /// The OAuth error word of a token-endpoint answer (`invalid_grant`, `invalid_client`,

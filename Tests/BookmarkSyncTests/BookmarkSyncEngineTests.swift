@@ -284,15 +284,15 @@ import Testing
         #expect(await h.engine.currentStatus().publicList.isIdle)
     }
 
-    @Test func aRetryAfterSetsTheCooldown() async throws {
+    @Test func aLongerRetryAfterLengthensTheCooldown() async throws {
         let h = try Harness()
         h.source.add(illusts(1, count: 10), to: .public)
-        h.source.failNext(BookmarkSyncError(.rateLimited, "429", retryAfter: 20))
+        h.source.failNext(BookmarkSyncError(.rateLimited, "429", retryAfter: 600))
         await h.engine.startAutoSync(for: .public)
         await h.run()
         let requests = h.source.requests
         #expect(requests.count == 3, "total fails, then total and one page")
-        #expect(requests[1].startedAt.timeIntervalSince(requests[0].endedAt) == 20)
+        #expect(requests[1].startedAt.timeIntervalSince(requests[0].endedAt) == 600)
         #expect(await h.indexedIDs(.public) == h.serverIDs(.public))
     }
 

@@ -178,7 +178,7 @@ import Testing
         let cases: [(PixivError.Code, BookmarkSyncError.Code)] = [
             (.rateLimited, .rateLimited), (.server, .server), (.transport, .transport),
             (.unauthorized, .unauthorized), (.invalidRefreshToken, .unauthorized), (.invalidClient, .unauthorized),
-            (.blocked, .blocked), (.expiredLoginCode, .other), (.invalidLoginCode, .other),
+            (.blocked, .blocked), (.tokenRefreshed, .tokenRefreshed), (.expiredLoginCode, .other), (.invalidLoginCode, .other),
             (.undecodable, .undecodable), (.notFound, .other), (.badRequest, .other),
         ]
         for (pixivCode, expected) in cases {

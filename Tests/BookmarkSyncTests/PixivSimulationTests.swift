@@ -178,6 +178,7 @@ import Testing
             let expectedStatus: Int? = switch exchange.injected {
             case .tooManyRequests?: 429
             case .cloudflare?: 403
+            case .accessTokenExpired?: 400
             case .rateLimitBody(let status)?, .serverError(let status)?: status
             case .dropConnection?: nil
             case .malformedJSON?, .truncatedBody?, nil: 200

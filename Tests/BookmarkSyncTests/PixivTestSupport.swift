@@ -36,6 +36,7 @@ enum InjectedFault: Sendable, Hashable {
     case truncatedBody
     case dropConnection
     case cloudflare
+    case accessTokenExpired
 
     var fault: FakePixiv.Fault {
         switch self {
@@ -46,13 +47,14 @@ enum InjectedFault: Sendable, Hashable {
         case .truncatedBody: .truncatedBody
         case .dropConnection: .dropConnection
         case .cloudflare: .cloudflareBlock()
+        case .accessTokenExpired: .accessTokenExpired
         }
     }
 
     /// Whether the engine must retry after it (rate limit, 5xx, transport).
     var isRetryable: Bool {
         switch self {
-        case .tooManyRequests, .rateLimitBody, .serverError, .dropConnection, .cloudflare: true
+        case .tooManyRequests, .rateLimitBody, .serverError, .dropConnection, .cloudflare, .accessTokenExpired: true
         case .malformedJSON, .truncatedBody: false
         }
     }
@@ -168,7 +170,8 @@ struct PixivHarness {
         clock: TestClock = TestClock(),
         storage: InMemoryStorage = InMemoryStorage(),
         pixiv: FakePixiv? = nil,
-        tokens: (any AccessTokenProvider)? = nil
+        tokens: (any AccessTokenProvider)? = nil,
+        configuration: SyncConfiguration = SyncConfiguration()
     ) throws {
         let pixiv = pixiv ?? FakePixiv(userID: Self.userID, now: { clock.now }, sleep: clock.sleep(for:))
         self.clock = clock
@@ -182,7 +185,9 @@ struct PixivHarness {
         )
         self.storage = storage
         store = try BookmarksIndexStore(storage: storage)
-        engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), clock: clock)
+        engine = BookmarkSyncEngine(
+            store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), clock: clock, configuration: configuration
+        )
     }
 
     /// The same account and storage, with a fresh client, store and engine: an app restart.

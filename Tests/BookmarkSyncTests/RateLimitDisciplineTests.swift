@@ -25,7 +25,19 @@ import Testing
         let log = h.requests()
         let answered = log.filter { $0.status == 200 }
         #expect(answered.count == 401, "the total, then 400 pages")
-        #expect(h.pixiv.rateLimitTrips.count <= 1, "\(h.pixiv.rateLimitTrips)")
+        #expect(h.pixiv.rateLimitTrips.isEmpty, "the defaults never trip it: \(h.pixiv.rateLimitTrips)")
+        // In any window of two minutes (one minute) at most 87 (54) requests start.
+        let starts = log.map(\.timestamp)
+        func mostWithin(_ window: TimeInterval) -> Int {
+            var most = 0, low = 0
+            for high in starts.indices {
+                while starts[high].timeIntervalSince(starts[low]) >= window { low += 1 }
+                most = max(most, high - low + 1)
+            }
+            return most
+        }
+        #expect(mostWithin(120) <= 87, "\(mostWithin(120))")
+        #expect(mostWithin(60) <= 54, "\(mostWithin(60))")
         #expect(await h.engine.currentStatus().publicList.isIdle, "no pause: the walk completed")
         #expect(await h.store.count(in: .public) == 12_000)
         let took = try #require(log.last).timestamp.timeIntervalSince(try #require(log.first).timestamp)
@@ -62,21 +74,29 @@ import Testing
         #expect(!snapshots.contains { if case .paused = $0.publicList { true } else { false } })
     }
 
-    /// A rate limit is the account's: the other list waits out the cooldown too.
+    /// A rate limit is the account's: the other list waits out the cooldown too, even when the
+    /// list that tripped it has stopped (here it pauses at once).
     @Test func aCooldownHoldsBothLists() async throws {
-        let h = try PixivHarness()
+        let h = try PixivHarness(configuration: SyncConfiguration(failuresBeforePause: 1))
         h.pixiv.add(illusts(1, count: 90), to: .public)
         h.pixiv.add(illusts(1_000, count: 90), to: .private)
         let first = h.transport.startedCount
         h.transport.setFaultRule { number, _ in number == first + 2 ? .rateLimitBody(status: 403) : nil }
         await h.engine.startAutoSync(for: .public)
         await h.engine.startAutoSync(for: .private)
+        let recorder = await StatusRecorder(h.engine)
         await h.run()
         let log = h.requests()
         let trip = try #require(log.first { $0.status == 403 }).timestamp
-        #expect(!log.contains { $0.timestamp > trip && $0.timestamp < trip + 300 }, "neither list asks during the cooldown")
-        #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
+        let firstPrivate = try #require(log.first { $0.restrict == .private }).timestamp
+        #expect(firstPrivate >= trip + 300, "the private list waited out the public list's cooldown")
+        guard case .paused = await h.engine.currentStatus().publicList else {
+            Issue.record("the public list paused at its first trip")
+            return
+        }
         #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
+        let snapshots = await recorder.snapshots(upTo: await h.engine.currentStatus())
+        #expect(snapshots.contains { $0.privateList == .coolingDown(until: trip + 300) }, "the waiting list says why")
     }
 
     /// A walk's time left is the pages left at the current pace, for a list whose total is known.
@@ -100,18 +120,43 @@ import Testing
         #expect((estimates.last?.1 ?? 99) < 2)
     }
 
-    /// The client's retry after a refreshed token is spaced like any other request.
-    @Test func theRetryAfterARefreshedTokenIsSpaced() async throws {
+    /// The retry after a refreshed token goes through the engine's budget like any other
+    /// request: after the burst it waits the sustained interval, and it counts as no failure.
+    @Test func theRetryAfterARefreshedTokenIsPacedByTheBudget() async throws {
         let clock = TestClock()
         let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(refreshToken: pixiv.refreshToken, transport: pixiv, now: { clock.now })
         let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
-        h.pixiv.add(illusts(1, count: 10), to: .public)
-        h.pixiv.enqueue(.accessTokenExpired, for: .bookmarks)
+        h.pixiv.add(illusts(1, count: 30 * 25), to: .public)
+        let first = h.transport.startedCount
+        // The 23rd request (past the burst of 20) finds its token expired.
+        h.transport.setFaultRule { number, _ in number == first + 22 ? .accessTokenExpired : nil }
         await h.engine.startAutoSync(for: .public)
         await h.run()
         let pages = h.requests().filter { $0.endpoint == .bookmarks }
-        #expect(pages.map(\.status) == [400, 200])
-        #expect(pages[1].timestamp.timeIntervalSince(pages[0].timestamp) >= 0.150 - dateTolerance)
+        let rejected = try #require(pages.firstIndex { $0.status == 400 })
+        #expect(pages[rejected + 1].status == 200)
+        let gap = pages[rejected + 1].timestamp.timeIntervalSince(pages[rejected].timestamp)
+        #expect(gap >= 1.8 - dateTolerance, "paced at the sustained interval, not 150 ms: \(gap)")
+        #expect(await h.engine.currentStatus().publicList.isIdle)
+        #expect(await h.store.count(in: .public) == 750)
+    }
+
+    /// A token refused again right after a refresh is a credential to renew, not a loop.
+    @Test func aFreshTokenRefusedTooStopsAsUnauthorized() async throws {
+        let clock = TestClock()
+        let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
+        let tokens = RefreshTokenProvider(refreshToken: pixiv.refreshToken, transport: pixiv, now: { clock.now })
+        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        h.pixiv.add(illusts(1, count: 60), to: .public)
+        h.pixiv.enqueue(.accessTokenExpired, for: .bookmarks, count: 5)
+        await h.engine.startAutoSync(for: .public)
+        await h.run()
+        guard case .failed(let error) = await h.engine.currentStatus().publicList else {
+            Issue.record("the sync stops")
+            return
+        }
+        #expect(error.code == .unauthorized)
+        #expect(h.requests().filter { $0.endpoint == .bookmarks }.count == 2, "one retry with the fresh token, no more")
     }
 }

@@ -128,4 +128,41 @@ import Testing
         machine.totalFetched(3, now: t0 + 2)
         #expect(machine.nextAction(index: state, now: t0 + 3) == .fetch(.firstPage(.public)), "a fresh walk")
     }
+
+    /// The kill switch flipped off and on while a page is written in the store's turn: the
+    /// written page's decisions are taken back, the job ends, and the next intent runs — no
+    /// request is left in flight forever.
+    @Test func theKillSwitchFlippedDuringAPageWriteLeavesAWorkingMachine() {
+        var machine = SyncStateMachine()
+        var state = index(publicIDs: [3, 2, 1], lastFullSync: t0, seenAt: t0)
+        _ = machine.request(.public, intent: .auto, index: state, now: t0 + 100)
+        #expect(machine.nextAction(index: state, now: t0 + 100) == .fetch(.firstPage(.public)))
+        var decider = machine                       // the copy the store's turn decides with
+        state.apply(decider.pageFetched(page([4, 3, 2, 1], next: nil), index: state, now: t0 + 101))
+        machine.setEnabled(false)                   // meanwhile, on the engine
+        machine.setEnabled(true)
+        #expect(machine.request(.public, intent: .manual, index: state, now: t0 + 101) == .queued)
+        machine.merge(decider, for: .public)
+        #expect(machine.nextAction(index: state, now: t0 + 102) == .fetch(.total(.public)), "the refresh asked for meanwhile runs")
+        #expect(state.allBookmarks(in: .public).map(\.illust.id) == [4, 3, 2, 1], "the page written stays")
+    }
+
+    /// A wall clock stepped back an hour does not stretch a 1 s backoff, or a cooldown, into an
+    /// hour's wait.
+    @Test func aClockSteppedBackDoesNotStretchABackoffOrACooldown() {
+        var machine = SyncStateMachine()
+        let state = index(publicIDs: [3, 2, 1], lastFullSync: t0, seenAt: t0)
+        var now = t0 + 100
+        _ = machine.request(.public, intent: .auto, index: state, now: now)
+        _ = machine.nextAction(index: state, now: now)
+        machine.fetchFailed(BookmarkSyncError(.server, "502"), now: now)
+        now -= 3_600
+        #expect(machine.nextAction(index: state, now: now) == .wait(until: now + 1))
+        now += 1
+        #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
+        machine.fetchFailed(BookmarkSyncError(.rateLimited, "Rate Limit"), now: now)
+        now -= 7_200
+        #expect(machine.nextAction(index: state, now: now) == .wait(until: now + 300))
+        #expect(machine.status(index: state, now: now).publicList == .coolingDown(until: now + 300))
+    }
 }

@@ -144,9 +144,9 @@ import Testing
         let twoHours = BookmarkSyncError(.rateLimited, "429", retryAfter: 7_200)
         machine.fetchFailed(twoHours, now: now)
         #expect(machine.status(index: state, now: now).publicList == .paused(until: now + 7_200, reason: twoHours))
-        // The server's wait is the account's: the private list's sync waits for it, as backing off.
+        // The server's wait is the account's: the private list's sync waits for it, cooling down.
         #expect(machine.nextAction(index: state, now: now + 0.15) == .wait(until: now + 7_200))
-        #expect(machine.status(index: state, now: now + 0.15).privateList == .backingOff(until: now + 7_200, attempt: 0))
+        #expect(machine.status(index: state, now: now + 0.15).privateList == .coolingDown(until: now + 7_200))
         #expect(machine.nextAction(index: state, now: now + 7_200) == .fetch(.total(.private)))
 
         // Three failures in a row, the last with a Retry-After of 90 minutes: paused for 90.

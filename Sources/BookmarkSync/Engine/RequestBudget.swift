@@ -8,13 +8,16 @@ import Foundation
 ///   one per ``SyncConfiguration/sustainedRequestInterval``.
 /// - A rate-limit answer halves the sustained rate (never below one request per
 ///   ``SyncConfiguration/slowestRequestInterval``), takes the burst away, and caps the rate at
-///   ``SyncConfiguration/learnedRateMargin`` of the rate that tripped for
-///   ``SyncConfiguration/learnedRateLifetime``. Every ``SyncConfiguration/recoveryRunLength``
-///   successes in a row then add a tenth of the configured rate back, up to that cap
-///   (additive increase, multiplicative decrease). Once the cap has expired and the configured
-///   rate is back, so is the burst.
+///   ``SyncConfiguration/learnedRateMargin`` of the rate that tripped, for
+///   ``SyncConfiguration/learnedRateLifetime`` (doubled for each further trip within a day, so
+///   a limit stricter than the defaults is not probed again every hour). Every
+///   ``SyncConfiguration/recoveryRunLength`` successes in a row, or as long idle, add a tenth
+///   of the configured rate back, up to that cap (additive increase, multiplicative
+///   decrease). Once the cap has expired and the configured rate is back, so is the burst.
 /// - A rate-limit answer also cools the whole account down: no request before the cooldown's
-///   end. Consecutive cooldowns double in length.
+///   end. Consecutive cooldowns double in length; a longer `Retry-After` wins.
+/// - Every wait is kept with its length, so a wall clock stepped back cannot stretch one past
+///   it (the clock's times are dates, for the status and for persistence).
 struct RequestBudget: Sendable, Hashable {
     let configuration: SyncConfiguration
     /// The current sustained interval between requests, in seconds (the inverse of the rate).
@@ -22,12 +25,18 @@ struct RequestBudget: Sendable, Hashable {
     /// The fastest interval allowed until ``ceilingUntil``: learned from the last trip.
     private(set) var ceilingInterval: TimeInterval?
     private(set) var ceilingUntil: Date?
+    /// Trips within a day of each other, which lengthen the cap's life; and the last trip.
+    private(set) var recentTrips = 0
+    private(set) var lastTrip: Date?
     /// Tokens in the bucket, and when it was last refilled.
     private var tokens: Double
     private var refilledAt: Date?
     private(set) var lastRequestEnd: Date?
-    /// No request before this: a rate-limit cooldown or a server's `Retry-After`.
+    /// No request before this: a rate-limit cooldown (``holdIsCooldown``) or a server's
+    /// `Retry-After`; and how long it was when set.
     private(set) var holdUntil: Date?
+    private var holdLength: TimeInterval = 0
+    private(set) var holdIsCooldown = false
     /// Rate-limit answers since the last success.
     private(set) var consecutiveCooldowns = 0
     private var successRun = 0
@@ -40,21 +49,27 @@ struct RequestBudget: Sendable, Hashable {
 
     /// What is persisted of the budget, so that a relaunch keeps what it learned.
     var learned: LearnedPacing {
-        LearnedPacing(interval: interval, ceilingInterval: ceilingInterval, ceilingUntil: ceilingUntil, holdUntil: holdUntil, consecutiveCooldowns: consecutiveCooldowns)
+        LearnedPacing(
+            interval: interval, ceilingInterval: ceilingInterval, ceilingUntil: ceilingUntil,
+            cooldownUntil: holdIsCooldown ? holdUntil : nil, consecutiveCooldowns: consecutiveCooldowns,
+            recentTrips: recentTrips, lastTrip: lastTrip
+        )
     }
 
-    /// Takes back what an earlier process learned; a relaunch after a trip starts at the learned
-    /// rate, without a burst, and waits out a cooldown still running.
+    /// Takes back what an earlier process learned: a relaunch after a trip starts at the
+    /// learned rate, without a burst, and waits out a cooldown still running.
     mutating func restore(_ learned: LearnedPacing, now: Date) {
         interval = min(max(learned.interval, configuration.sustainedRequestInterval), configuration.slowestRequestInterval)
         if let until = learned.ceilingUntil, now < until, let ceiling = learned.ceilingInterval {
             ceilingInterval = ceiling
             ceilingUntil = until
         }
-        if let hold = learned.holdUntil, now < hold {
-            holdUntil = min(hold, now + configuration.maximumPause)
+        if let until = learned.cooldownUntil, now < until {
+            hold(until: min(until, now + configuration.maximumPause), now: now, cooldown: true)
         }
         consecutiveCooldowns = learned.consecutiveCooldowns
+        recentTrips = learned.recentTrips
+        lastTrip = learned.lastTrip
         if isLearning { tokens = min(tokens, 1) }
     }
 
@@ -63,10 +78,16 @@ struct RequestBudget: Sendable, Hashable {
 
     private var capacity: Double { isLearning ? 1 : Double(configuration.requestBurst) }
 
+    /// The hold in force at `now`, if any: its end, at most its own length away.
+    func hold(at now: Date) -> Date? {
+        guard let holdUntil else { return nil }
+        let end = min(holdUntil, now + holdLength)
+        return now < end ? end : nil
+    }
+
     /// When the next request may start, at the earliest.
     func earliestStart(now: Date) -> Date {
-        var start = now
-        if let hold = holdUntil { start = max(start, min(hold, now + configuration.maximumPause)) }
+        var start = hold(at: now) ?? now
         if let end = lastRequestEnd {
             start = max(start, min(end, now) + configuration.minimumRequestSpacing)
         }
@@ -86,11 +107,13 @@ struct RequestBudget: Sendable, Hashable {
             + slow * max(interval, configuration.minimumRequestSpacing)
     }
 
-    /// A wall clock stepped back must not turn the spacing, or the bucket's refill, into a wait
-    /// as long as the step: times recorded in the future are taken as now.
+    /// A wall clock stepped back must not turn the spacing, the bucket's refill or a hold into
+    /// a wait as long as the step: times recorded in the future are taken as now, and a hold
+    /// is kept within its own length.
     mutating func clockStepped(now: Date) {
         if let end = lastRequestEnd, end > now { lastRequestEnd = now }
         if let refill = refilledAt, refill > now { refilledAt = now }
+        if let until = holdUntil, until > now + holdLength { holdUntil = now + holdLength }
     }
 
     private func refilled(at date: Date) -> Double {
@@ -99,11 +122,21 @@ struct RequestBudget: Sendable, Hashable {
         return min(capacity, tokens + elapsed / interval)
     }
 
-    /// A request starts now: it takes a token.
+    /// A request starts now: it takes a token. Time idle since the last one (after any hold)
+    /// counts toward earning back rate, as successes would.
     mutating func requestStarted(now: Date) {
+        if let end = lastRequestEnd, interval > configuration.sustainedRequestInterval {
+            // A cooldown's wait is no sign the limit has eased: only time idle after it counts.
+            let idle = now.timeIntervalSince(max(end, holdUntil ?? end))
+            let steps = Int(idle / (Double(configuration.recoveryRunLength) * interval))
+            for _ in 0..<min(max(steps, 0), 10) { stepUp(now: now) }
+        }
         tokens = max(0, refilled(at: now) - 1)
         refilledAt = now
-        if let hold = holdUntil, hold <= now { holdUntil = nil }
+        if hold(at: now) == nil {
+            holdUntil = nil
+            holdIsCooldown = false
+        }
     }
 
     /// The request answered (or failed) at `now`.
@@ -114,42 +147,65 @@ struct RequestBudget: Sendable, Hashable {
     /// The request succeeded: a run of successes earns back rate, step by step.
     mutating func succeeded(now: Date) {
         consecutiveCooldowns = 0
+        successRun += 1
+        guard successRun >= configuration.recoveryRunLength else {
+            expireCeiling(now: now)
+            return
+        }
+        successRun = 0
+        stepUp(now: now)
+    }
+
+    private mutating func expireCeiling(now: Date) {
         if let until = ceilingUntil, now >= until {
             ceilingInterval = nil
             ceilingUntil = nil
         }
-        successRun += 1
-        guard successRun >= configuration.recoveryRunLength, interval > configuration.sustainedRequestInterval else { return }
-        successRun = 0
+    }
+
+    /// One step of additive increase: a tenth of the configured rate, up to the learned cap.
+    private mutating func stepUp(now: Date) {
+        expireCeiling(now: now)
+        guard interval > configuration.sustainedRequestInterval else { return }
         let fastest = max(configuration.sustainedRequestInterval, ceilingInterval ?? 0)
         let rate = 1 / interval + 1 / (10 * configuration.sustainedRequestInterval)
-        interval = max(fastest, 1 / rate)
+        interval = max(fastest, min(interval, 1 / rate))
     }
 
     /// The server rate-limited the account at `now`: cools it down and learns a slower rate.
     ///
-    /// - Returns: when the cooldown ends: the server's `Retry-After` when it sent one, else the
-    ///   configured cooldown, doubled for each consecutive one; either is bounded by
+    /// - Returns: when the cooldown ends: the configured cooldown, doubled for each consecutive
+    ///   one, or the server's `Retry-After` when that is longer; never more than
     ///   ``SyncConfiguration/maximumPause``.
     mutating func rateLimited(now: Date, retryAfter: TimeInterval?) -> Date {
         consecutiveCooldowns += 1
         successRun = 0
+        if let last = lastTrip, now.timeIntervalSince(last) < configuration.maximumPause {
+            recentTrips += 1
+        } else {
+            recentTrips = 1
+        }
+        lastTrip = now
         let tripped = interval
-        interval = min(interval * 2, configuration.slowestRequestInterval)
         let cap = min(tripped / configuration.learnedRateMargin, configuration.slowestRequestInterval)
-        ceilingInterval = max(ceilingInterval ?? 0, cap)
-        ceilingUntil = now + configuration.learnedRateLifetime
+        ceilingInterval = max(ceilingUntil.map { now < $0 } == true ? ceilingInterval ?? 0 : 0, cap)
+        let lifetime = configuration.learnedRateLifetime * pow(2, Double(min(recentTrips - 1, 4)))
+        ceilingUntil = now + min(lifetime, configuration.maximumPause)
+        interval = max(min(interval * 2, configuration.slowestRequestInterval), ceilingInterval ?? 0)
         tokens = 0
         refilledAt = now
         let doubling = pow(2, Double(min(consecutiveCooldowns - 1, 20)))
-        let cooldown = min(retryAfter ?? configuration.rateLimitCooldown * doubling, configuration.maximumPause)
-        hold(until: now + cooldown)
+        let cooldown = min(max(configuration.rateLimitCooldown * doubling, retryAfter ?? 0), configuration.maximumPause)
+        hold(until: now + cooldown, now: now, cooldown: true)
         return now + cooldown
     }
 
-    /// No request before `date` (a server's `Retry-After`), whichever list asks.
-    mutating func hold(until date: Date) {
-        holdUntil = max(holdUntil ?? date, date)
+    /// No request before `date` (a server's `Retry-After`, or a cooldown), whichever list asks.
+    mutating func hold(until date: Date, now: Date, cooldown: Bool = false) {
+        guard date > (hold(at: now) ?? .distantPast) else { return }
+        holdUntil = date
+        holdLength = date.timeIntervalSince(now)
+        holdIsCooldown = cooldown
     }
 }
 
@@ -158,6 +214,8 @@ struct LearnedPacing: Sendable, Hashable, Codable {
     var interval: TimeInterval
     var ceilingInterval: TimeInterval?
     var ceilingUntil: Date?
-    var holdUntil: Date?
+    var cooldownUntil: Date?
     var consecutiveCooldowns: Int
+    var recentTrips: Int
+    var lastTrip: Date?
 }

@@ -35,17 +35,32 @@ extension SyncStateMachine {
             fail(restrict, error)
             return []
         }
+        if error.code == .tokenRefreshed {
+            // The request goes again as soon as the budget allows; a fresh token refused too
+            // is a credential the user must renew.
+            let refreshes = (memory[restrict]?.consecutiveTokenRefreshes ?? 0) + 1
+            memory[restrict]?.consecutiveTokenRefreshes = refreshes
+            guard refreshes < 2 else {
+                fail(restrict, BookmarkSyncError(
+                    .unauthorized, "Pixiv rejected a freshly refreshed access token too; sign in again (with the bookmarks tool: bookmarks login)",
+                    underlying: error
+                ))
+                return []
+            }
+            replaceRunningJob(job)
+            return []
+        }
         let failures = (memory[restrict]?.consecutiveFailures ?? 0) + 1
         memory[restrict]?.consecutiveFailures = failures
         let retryAfter = error.retryAfter.flatMap { $0 > 0 ? min($0, configuration.maximumPause) : nil }
         let resumeAt: Date
         if error.code == .rateLimited {
             resumeAt = budget.rateLimited(now: now, retryAfter: retryAfter)
-            job.step = .coolingDown(until: resumeAt)
+            job.step = .coolingDown(until: resumeAt, length: resumeAt.timeIntervalSince(now))
         } else {
-            if let retryAfter { budget.hold(until: now + retryAfter) }
+            if let retryAfter { budget.hold(until: now + retryAfter, now: now) }
             resumeAt = now + configuration.backoff(attempt: failures, retryAfter: retryAfter)
-            job.step = .backingOff(until: resumeAt, attempt: failures)
+            job.step = .backingOff(until: resumeAt, attempt: failures, length: resumeAt.timeIntervalSince(now))
         }
         // A wait the server asked for (or a block's) as long as a pause pauses the list at once:
         // waiting it out would hold the one request stream, and the other list, that long.

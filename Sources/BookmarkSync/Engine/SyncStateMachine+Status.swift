@@ -17,14 +17,14 @@ extension SyncStateMachine {
             switch job.step {
             case .abandoned:
                 return .queued
-            case .backingOff(let until, let attempt) where now < until:
-                return .backingOff(until: until, attempt: attempt)
-            case .coolingDown(let until) where now < until:
-                return .coolingDown(until: until)
+            case .backingOff(let until, let attempt, let length) where now < until:
+                return .backingOff(until: min(until, now + length), attempt: attempt)
+            case .coolingDown(let until, let length) where now < until:
+                return .coolingDown(until: min(until, now + length))
             default:
-                if let hold = budget.holdUntil, now < hold {
-                    // The server's wait, asked for while the other list ran, holds this one too.
-                    return .backingOff(until: hold, attempt: 0)
+                if let hold = budget.hold(at: now) {
+                    // The account's wait, begun while the other list ran, holds this one too.
+                    return budget.holdIsCooldown ? .coolingDown(until: hold) : .backingOff(until: hold, attempt: 0)
                 }
                 return .syncing(progress(of: job, index: index, now: now))
             }

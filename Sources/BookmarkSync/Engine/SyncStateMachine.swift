@@ -54,10 +54,11 @@ struct SyncStateMachine: Sendable {
         case inFlight
         /// A request is out, but the kill switch was flipped: its answer is discarded.
         case abandoned
-        /// After a server or network failure, the next attempt is at `until`.
-        case backingOff(until: Date, attempt: Int)
-        /// After a rate-limit answer, the account waits until `until`.
-        case coolingDown(until: Date)
+        /// After a server or network failure, the next attempt is at `until`, `length` after the
+        /// failure (so a wall clock stepped back cannot stretch the wait).
+        case backingOff(until: Date, attempt: Int, length: TimeInterval)
+        /// After a rate-limit answer, the account waits until `until`, `length` after the answer.
+        case coolingDown(until: Date, length: TimeInterval)
     }
 
     /// A sync of one list, from its first request to its last.
@@ -109,6 +110,8 @@ struct SyncStateMachine: Sendable {
         var cursorRejected = false
         /// Where an interrupted delta goes on.
         var deltaCursor: DeltaCursor?
+        /// Answers since the last success that were a refreshed token's.
+        var consecutiveTokenRefreshes = 0
     }
 
     let configuration: SyncConfiguration
@@ -263,17 +266,28 @@ struct SyncStateMachine: Sendable {
             }
         }
         guard var job = running?.job else { return .idle }
+        budget.clockStepped(now: now)
         switch job.step {
         case .inFlight, .abandoned:
             preconditionFailure("nextAction while a request is in flight")
-        case .backingOff(let until, _), .coolingDown(let until):
-            // A wall clock stepped back must not stretch the wait past the longest pause.
-            let bounded = min(until, now + configuration.maximumPause)
-            if now < bounded { return .wait(until: bounded) }
+        case .backingOff(let until, let attempt, let length):
+            // A wall clock stepped back must not stretch the wait past its own length.
+            if until > now + length {
+                job.step = .backingOff(until: now + length, attempt: attempt, length: length)
+                replaceRunningJob(job)
+                return .wait(until: now + length)
+            }
+            if now < until { return .wait(until: until) }
+        case .coolingDown(let until, let length):
+            if until > now + length {
+                job.step = .coolingDown(until: now + length, length: length)
+                replaceRunningJob(job)
+                return .wait(until: now + length)
+            }
+            if now < until { return .wait(until: until) }
         case .ready:
             break
         }
-        budget.clockStepped(now: now)
         let start = budget.earliestStart(now: now)
         if now < start {
             job.step = .ready
@@ -330,6 +344,7 @@ struct SyncStateMachine: Sendable {
     mutating func totalFetched(_ total: Int?, now: Date) {
         guard var job = finishRequest(now: now) else { return }
         memory[job.restrict]?.consecutiveFailures = 0
+        memory[job.restrict]?.consecutiveTokenRefreshes = 0
         budget.succeeded(now: now)
         job.needsTotal = false
         if let total { memory[job.restrict]?.knownTotal = total }
@@ -345,6 +360,7 @@ struct SyncStateMachine: Sendable {
         guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
         memory[restrict]?.consecutiveFailures = 0
+        memory[restrict]?.consecutiveTokenRefreshes = 0
         budget.succeeded(now: now)
         job.pagesFetched += 1
         job.resumingCursor = false
@@ -375,10 +391,19 @@ struct SyncStateMachine: Sendable {
     /// Takes what `after` decided about `restrict`'s answered request, from a copy of this
     /// machine that decided it in the store's turn: the job's progress, the list's memory and
     /// the budget are the request's; a refresh or the kill switch asked for meanwhile stays.
+    ///
+    /// An answer the kill switch abandoned while it was being written was written all the
+    /// same (with its cursor, so nothing is lost): the job ends there, and an intent asked for
+    /// meanwhile runs next.
     mutating func merge(_ after: SyncStateMachine, for restrict: Restrict) {
         budget = after.budget
         memory[restrict] = after.memory[restrict]
-        guard case .running(let current, let then)? = lists[restrict], current.step == .inFlight else { return }
+        guard case .running(let current, let then)? = lists[restrict] else { return }
+        if current.step == .abandoned {
+            finishJob(current)
+            return
+        }
+        guard current.step == .inFlight else { return }
         switch after.lists[restrict] ?? .idle {
         case .running(let job, _):
             lists[restrict] = .running(job, then: then)
