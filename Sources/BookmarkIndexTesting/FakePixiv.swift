@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkSync
 import Foundation
 import PixivAPI
 import Synchronization
@@ -86,10 +87,8 @@ public final class FakePixiv: HTTPTransport, Sendable {
     /// Replaces both lists (newest first) and forgets which works were withheld. O(n).
     ///
     /// An illust must not be in both lists (Pixiv keeps a work in one list); a duplicate
-    /// traps. A snapshot that is not visible is withheld for the reason its placeholder
-    /// thumbnail names, as Pixiv's own data would say (``placeholderImageURL(for:)``;
-    /// `limit_unknown` with artist ID 0 is a deletion); one without a placeholder is deleted
-    /// when its artist ID is 0, else withheld as unknown.
+    /// traps. A snapshot that is not visible is withheld for its
+    /// ``BookmarkedIllustSnapshot/vanishReason``.
     public func load(public publicBookmarks: [BookmarkedIllustSnapshot], private privateBookmarks: [BookmarkedIllustSnapshot]) {
         state.withLock { state in
             state.reset()
@@ -147,8 +146,28 @@ public final class FakePixiv: HTTPTransport, Sendable {
         withhold(illustID: illustID, reason: .deleted)
     }
 
-    /// The bookmarks of `restrict`, newest first, as a complete sync would store them (withheld
-    /// works as their placeholders). O(n).
+    /// Makes a withheld work visible again: Pixiv serves its content once more. (A work loaded
+    /// or added as a placeholder has no content to come back with: its placeholder's fields are
+    /// served, marked visible.)
+    public func restore(illustID: Int) {
+        state.withLock { $0.withheld[illustID] = nil }
+    }
+
+    /// The work as Pixiv serves it while the account can see it, withheld now or not: what an
+    /// index that saw it before it vanished keeps of it. `nil` for a work the fake never had.
+    public func content(ofIllustID illustID: Int) -> BookmarkedIllustSnapshot? {
+        state.withLock { state in
+            state.works[illustID] == nil ? nil : state.served(illustID, asIfVisible: true)
+        }
+    }
+
+    /// Why the work is withheld now, as the index says it; `nil` for a visible one.
+    public func vanishReason(ofIllustID illustID: Int) -> VanishReason? {
+        state.withLock { $0.withheld[illustID].map(VanishReason.init) }
+    }
+
+    /// The bookmarks of `restrict`, newest first, as Pixiv serves them now (withheld works as
+    /// their placeholders). O(n).
     public func bookmarks(in restrict: Restrict) -> [BookmarkedIllustSnapshot] {
         state.withLock { state in
             state.lists[restrict, default: []].reversed().map { state.served($0.illustID) }
@@ -265,13 +284,7 @@ extension FakePixiv {
         /// lift an earlier withholding.
         mutating func register(_ illust: BookmarkedIllustSnapshot) {
             works[illust.id] = illust
-            if !illust.isVisible { withheld[illust.id] = Self.reason(of: illust) }
-        }
-
-        /// The reason a snapshot that is not visible says it has.
-        static func reason(of illust: BookmarkedIllustSnapshot) -> PixivIllust.InvisibleReason {
-            illust.thumbnailURL.flatMap { PixivIllust.InvisibleReason(placeholderURL: $0, userID: illust.artistID) }
-                ?? (illust.artistID == 0 ? .deleted : .unknown)
+            if let reason = illust.vanishReason { withheld[illust.id] = reason.invisibleReason }
         }
 
         mutating func append(_ illustID: Int, to restrict: Restrict, tags: [String]) {
@@ -315,18 +328,19 @@ extension FakePixiv {
             withheld[illustID] == .deleted
         }
 
-        /// The work as Pixiv serves it now: a withheld one as its kind's placeholder.
-        func served(_ illustID: Int) -> BookmarkedIllustSnapshot {
+        /// The work as Pixiv serves it now: a withheld one as its kind's placeholder, unless
+        /// `asIfVisible`.
+        func served(_ illustID: Int, asIfVisible: Bool = false) -> BookmarkedIllustSnapshot {
             let work = works[illustID] ?? BookmarkedIllustSnapshot(id: illustID, title: "")
-            if let reason = withheld[illustID] {
+            if let reason = withheld[illustID], !asIfVisible {
                 return BookmarkedIllustSnapshot(
                     id: work.id, title: "", type: .illust, artistID: reason == .deleted ? 0 : work.artistID, artistName: "",
                     tags: [], thumbnailURL: FakePixiv.placeholderImageURL(for: reason), pageCount: 1, width: 100, height: 100,
-                    xRestrict: 0, aiType: 0, createDate: work.createDate, isVisible: false, totalBookmarks: 0
+                    xRestrict: 0, aiType: 0, createDate: work.createDate, vanishReason: VanishReason(reason), totalBookmarks: 0
                 )
             }
             var visible = work
-            visible.isVisible = true
+            visible.vanishReason = nil
             if visible.thumbnailURL == nil {
                 visible.thumbnailURL = "https://i.pximg.net/c/360x360_70/img-master/img/2024/01/01/00/00/00/\(work.id)_p0_square1200.jpg"
             }

@@ -1,5 +1,6 @@
 import BookmarkIndex
 import Foundation
+import BookmarkSync
 import PixivAPI
 
 /// Generates realistic bookmark data: reproducible from a seed, with Zipf-distributed tags from
@@ -98,7 +99,7 @@ public struct SyntheticBookmarks: Sendable {
             return BookmarkedIllustSnapshot(
                 id: id, title: "", type: .illust, artistID: invisibleKind == .deleted ? 0 : artistID, artistName: "",
                 tags: [], thumbnailURL: FakePixiv.placeholderImageURL(for: invisibleKind),
-                pageCount: 1, width: 100, height: 100, createDate: createDate, isVisible: false
+                pageCount: 1, width: 100, height: 100, createDate: createDate, vanishReason: VanishReason(invisibleKind)
             )
         }
         let tagCount = tagsPerWork.lowerBound + Int(random.next() % UInt64(tagsPerWork.count))
@@ -124,7 +125,6 @@ public struct SyntheticBookmarks: Sendable {
             xRestrict: random.next() % 20 == 0 ? 1 : 0,
             aiType: random.next() % 8 == 0 ? 2 : 1,
             createDate: createDate,
-            isVisible: true,
             totalBookmarks: Int(random.next() % 50_000)
         )
     }

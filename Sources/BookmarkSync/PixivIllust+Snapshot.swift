@@ -5,9 +5,11 @@ import PixivAPI
 extension PixivIllust {
     /// The illust as the index keeps it.
     ///
-    /// Works Pixiv sends with `visible: false` (hidden or deleted after they were bookmarked)
-    /// map to a snapshot whose `isVisible` is `false`; their placeholder title and tags
-    /// are kept as sent (empty). An unparsable `create_date` maps to the epoch.
+    /// A placeholder (a work deleted, limited to My pixiv, or otherwise hidden after it was
+    /// bookmarked: ``PixivIllust/invisibleReason`` is set) maps to a snapshot with that reason
+    /// as its `vanishReason`, and its placeholder fields as sent (empty title and tags); the
+    /// index keeps what it knew of the work over them. An unparsable `create_date` maps to the
+    /// epoch.
     public var snapshot: BookmarkedIllustSnapshot {
         BookmarkedIllustSnapshot(
             id: id,
@@ -23,9 +25,33 @@ extension PixivIllust {
             xRestrict: xRestrict,
             aiType: illustAIType,
             createDate: createDate ?? Date(timeIntervalSince1970: 0),
-            isVisible: isVisible,
+            vanishReason: invisibleReason.map(VanishReason.init),
             totalBookmarks: totalBookmarks
         )
+    }
+}
+
+extension VanishReason {
+    /// The index's word for why PixivAPI says a work is a placeholder.
+    public init(_ reason: PixivIllust.InvisibleReason) {
+        switch reason {
+        case .deleted: self = .deleted
+        case .myPixivOnly: self = .myPixivOnly
+        case .sanityLimited: self = .sanityLimited
+        case .unviewable: self = .unviewable
+        case .unknown: self = .unknown
+        }
+    }
+
+    /// The same reason as PixivAPI spells it.
+    public var invisibleReason: PixivIllust.InvisibleReason {
+        switch self {
+        case .deleted: .deleted
+        case .myPixivOnly: .myPixivOnly
+        case .sanityLimited: .sanityLimited
+        case .unviewable: .unviewable
+        case .unknown: .unknown
+        }
     }
 }
 

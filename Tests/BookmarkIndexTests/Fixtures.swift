@@ -1,7 +1,8 @@
 import BookmarkIndex
 import Foundation
 
-/// Builds a row with the given tags; tags are written "name" or "name=translation".
+/// Builds a row with the given tags; tags are written "name" or "name=translation". A row with
+/// `vanished` is a vanished work (with `vanishedAt`, one whose content the index kept).
 func row(
     _ id: Int,
     _ restrict: Restrict = .public,
@@ -9,7 +10,8 @@ func row(
     order: Int64 = 0,
     title: String = "",
     artist: String = "",
-    visible: Bool = true,
+    vanished: VanishReason? = nil,
+    vanishedAt: TimeInterval? = nil,
     seen: TimeInterval = 1_000
 ) -> IndexedBookmark {
     let tagRefs = tags.map { spec -> TagRef in
@@ -19,12 +21,13 @@ func row(
     return IndexedBookmark(
         illust: BookmarkedIllustSnapshot(
             id: id, title: title, artistID: id % 100, artistName: artist,
-            tags: tagRefs, isVisible: visible
+            tags: tagRefs, vanishReason: vanished
         ),
         restrict: restrict,
         serverOrder: order,
         firstIndexedAt: Date(timeIntervalSince1970: seen),
-        lastSeenAt: Date(timeIntervalSince1970: seen)
+        lastSeenAt: Date(timeIntervalSince1970: seen),
+        vanishedAt: vanishedAt.map(Date.init(timeIntervalSince1970:))
     )
 }
 

@@ -14,7 +14,19 @@ struct IndexModelTests {
             case .upsert(var bookmark):
                 if let old = rows[bookmark.key] {
                     bookmark.firstIndexedAt = min(old.firstIndexedAt, bookmark.firstIndexedAt)
+                    // A placeholder over a row with content keeps the content, and the first
+                    // vanish date.
+                    if !bookmark.illust.isVisible && (old.illust.isVisible || old.vanishedAt != nil) {
+                        var kept = old
+                        kept.illust.vanishReason = bookmark.illust.vanishReason
+                        kept.serverOrder = bookmark.serverOrder
+                        kept.firstIndexedAt = bookmark.firstIndexedAt
+                        kept.lastSeenAt = bookmark.lastSeenAt
+                        kept.vanishedAt = old.vanishedAt ?? bookmark.vanishedAt ?? bookmark.lastSeenAt
+                        bookmark = kept
+                    }
                 }
+                if bookmark.illust.isVisible { bookmark.vanishedAt = nil }
                 rows[bookmark.key] = bookmark
             case .remove(let key):
                 rows[key] = nil
@@ -62,7 +74,9 @@ struct IndexModelTests {
                 let tags = (0..<tagCount).map { _ in names[Int(random.next() % UInt64(names.count))] }
                 // A narrow range, so that equal orders (ranked by illust ID) happen often.
                 let order = Int64(random.next() % 200) - 100
-                change = .upsert(row(id, restrict, tags: tags, order: order, seen: Double(step)))
+                // One upsert in five is a placeholder, as Pixiv sends a vanished work: no tags.
+                let vanished = random.next() % 5 == 0 ? VanishReason.allCases[Int(random.next() % 5)] : nil
+                change = .upsert(row(id, restrict, tags: vanished == nil ? tags : [], order: order, vanished: vanished, seen: Double(step)))
             case 60..<95:
                 change = .remove(BookmarkKey(illustID: id, restrict: restrict))
             default:
@@ -116,13 +130,14 @@ struct IndexModelTests {
                 xRestrict: Int(random.next() % 3),
                 aiType: Int(random.next() % 3),
                 createDate: Date(timeIntervalSinceReferenceDate: Double(random.next() % 1_000_000) / 8),
-                isVisible: variant != 3,
+                vanishReason: variant == 3 ? VanishReason.allCases[step % 5] : nil,
                 totalBookmarks: Int.max - Int(random.next() % 10)
             )
             let change = BookmarkChange.upsert(IndexedBookmark(
                 illust: illust, restrict: restrict, serverOrder: Int64(random.next() % 500),
                 firstIndexedAt: Date(timeIntervalSinceReferenceDate: Double(step)),
-                lastSeenAt: Date(timeIntervalSinceReferenceDate: Double(step) + 0.5)
+                lastSeenAt: Date(timeIntervalSinceReferenceDate: Double(step) + 0.5),
+                vanishedAt: step % 7 == 0 ? Date(timeIntervalSinceReferenceDate: Double(step) - 0.25) : nil
             ))
             state.apply(change)
             model.apply(change)

@@ -12,7 +12,7 @@ struct QueryTests {
             .upsert(row(2, tags: ["オリジナル=original", "女の子=girl"], order: 2, title: "夏の空", artist: "みどり")),
             .upsert(row(3, tags: ["女の子=girl", "猫=cat"], order: 3, title: "Cat nap", artist: "ねこ丸")),
             .upsert(row(4, tags: ["オリジナル=original", "女の子=girl", "猫=cat"], order: 4, title: "Sunset", artist: "Hiro")),
-            .upsert(row(5, tags: [], order: 5, visible: false)),
+            .upsert(row(5, tags: [], order: 5, vanished: .deleted)),
             .upsert(row(6, tags: ["R-18", "女の子=girl"], order: 6, title: "Night", artist: "kaito")),
             .upsert(row(7, .private, tags: ["オリジナル=original"], order: 7, title: "private one")),
         ])

@@ -113,10 +113,17 @@ import Testing
         await h.run()
         let walk = h.requests(since: mark)
         #expect(walk.map(\.endpoint) == [.userDetail, .bookmarks, .bookmarks, .bookmarks])
-        #expect(await h.indexed(.public) == h.pixiv.bookmarks(in: .public))
+        // Pixiv's list, but for the hidden work: the index keeps what it knew of it.
+        var expected = h.pixiv.bookmarks(in: .public)
+        let hidden = try #require(expected.firstIndex { $0.id == 10 })
+        #expect(!expected[hidden].isVisible)
+        expected[hidden] = try #require(h.pixiv.content(ofIllustID: 10))
+        expected[hidden].vanishReason = .unknown
+        #expect(await h.indexed(.public) == expected)
         #expect(await h.store.count(in: .public) == 90)
-        #expect(await h.store.bookmark(for: BookmarkKey(illustID: 10, restrict: .public))?.illust.isVisible == false,
-                "a work hidden on the web is kept, invisible")
+        let row = try #require(await h.store.bookmark(for: BookmarkKey(illustID: 10, restrict: .public)))
+        #expect(row.illust.vanishReason == .unknown && row.illust.title == "work 10", "a work hidden on the web is kept, with its content")
+        #expect(row.vanishedAt == row.lastSeenAt, "it vanished at the walk that first saw it hidden")
     }
 
     @Test func aFullWalkFailingMidwayPrunesNothingAndResumesFromItsCursorAfterARestart() async throws {

@@ -45,7 +45,7 @@ import Testing
             tags: [TagRef(name: "猫", translatedName: "cat"), TagRef(name: "R-18")],
             thumbnailURL: "https://i.pximg.net/sq.jpg", pageCount: 1, width: 600, height: 400,
             xRestrict: 1, aiType: 2, createDate: Date(timeIntervalSince1970: 1_714_534_496),
-            isVisible: true, totalBookmarks: 3
+            totalBookmarks: 3
         ))
     }
 
@@ -53,8 +53,27 @@ import Testing
         let json = #"{"id": 8, "title": "", "visible": false, "image_urls": {"square_medium": "https://s.pximg.net/common/images/limit_unknown_360.png"}, "tags": []}"#
         let snapshot = try JSONDecoder().decode(PixivIllust.self, from: Data(json.utf8)).snapshot
         #expect(!snapshot.isVisible)
+        #expect(snapshot.vanishReason == .deleted, "limit_unknown without an artist")
         #expect(snapshot.thumbnailURL == "https://s.pximg.net/common/images/limit_unknown_360.png")
         #expect(snapshot.createDate == Date(timeIntervalSince1970: 0))
+    }
+
+    /// Each placeholder, as Pixiv sends it, maps to the index's reason of the same name.
+    @Test(arguments: [
+        ("limit_unknown", 0, VanishReason.deleted), ("limit_mypixiv", 12, .myPixivOnly), ("limit_sanity_level", 12, .sanityLimited),
+        ("limit_unviewable", 12, .unviewable), ("limit_unknown", 12, .unknown),
+    ])
+    func eachPlaceholderMapsToItsReason(file: String, userID: Int, reason: VanishReason) throws {
+        let url = "https://s.pximg.net/common/images/\(file)_360.png"
+        let json = #"{"id": 8, "title": "", "visible": false, "user": {"id": "# + String(userID) + #", "name": ""}, "image_urls": {"square_medium": ""# + url + #"", "medium": ""# + url + #""}, "tags": []}"#
+        let snapshot = try JSONDecoder().decode(PixivIllust.self, from: Data(json.utf8)).snapshot
+        #expect(snapshot.vanishReason == reason)
+        #expect(VanishReason(reason.invisibleReason) == reason && reason.invisibleReason.rawValue == reason.rawValue)
+    }
+
+    @Test func aVisibleWorkHasNoReason() throws {
+        let json = #"{"id": 8, "title": "t", "visible": true, "image_urls": {"square_medium": "https://i.pximg.net/c/360x360_70/img-master/img/2024/01/01/00/00/00/8_p0_square1200.jpg"}, "tags": []}"#
+        #expect(try JSONDecoder().decode(PixivIllust.self, from: Data(json.utf8)).snapshot.vanishReason == nil)
     }
 
     @Test func restrictSpellingsAgree() {

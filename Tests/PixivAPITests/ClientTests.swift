@@ -308,7 +308,7 @@ import Testing
     func hiddenAndDeletedWorksServeAsPixivServesThem(wire: Wire) async throws {
         let works = Self.generator.illusts(count: 3, seed: 7).map { work -> BookmarkedIllustSnapshot in
             var work = work
-            work.isVisible = true
+            work.vanishReason = nil
             return work
         }
         let harness = try Harness(overHTTP: wire.overHTTP, public: works)

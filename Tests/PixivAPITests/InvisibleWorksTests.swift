@@ -33,7 +33,7 @@ import Testing
     private static func visibleWorks(_ count: Int) -> [BookmarkedIllustSnapshot] {
         generator.illusts(count: count, seed: 21).enumerated().map { index, work in
             var work = work
-            work.isVisible = true
+            work.vanishReason = nil
             work.title = "work \(index)"
             work.artistID = 5_000 + index
             work.artistName = "artist \(index)"
@@ -115,16 +115,21 @@ import Testing
         #expect(try await client.userBookmarks(userID: 9, restrict: .public).illusts[1].invisibleReason == .sanityLimited)
     }
 
-    @Test func aSnapshotsPlaceholderSaysItsKind() async throws {
+    /// The index's word for each kind, spelled out.
+    private static let vanishReasons: [PixivIllust.InvisibleReason: VanishReason] = [
+        .deleted: .deleted, .myPixivOnly: .myPixivOnly, .sanityLimited: .sanityLimited, .unviewable: .unviewable, .unknown: .unknown,
+    ]
+
+    @Test func aSnapshotsReasonSaysItsKind() async throws {
         var snapshots = PixivIllust.InvisibleReason.allCases.enumerated().map { index, kind in
             BookmarkedIllustSnapshot(
                 id: 10 + index, title: "", artistID: kind == .deleted ? 0 : 700 + index,
-                thumbnailURL: FakePixiv.placeholderImageURL(for: kind), width: 100, height: 100, isVisible: false
+                thumbnailURL: FakePixiv.placeholderImageURL(for: kind), width: 100, height: 100, vanishReason: Self.vanishReasons[kind]
             )
         }
-        // Not visible without a placeholder: deleted without an artist, unknown with one.
-        snapshots.append(BookmarkedIllustSnapshot(id: 20, title: "", isVisible: false))
-        snapshots.append(BookmarkedIllustSnapshot(id: 21, title: "", artistID: 5, isVisible: false))
+        // The reason decides, whatever the snapshot's thumbnail or artist say.
+        snapshots.append(BookmarkedIllustSnapshot(id: 20, title: "", artistID: 5, vanishReason: .deleted))
+        snapshots.append(BookmarkedIllustSnapshot(id: 21, title: "", artistID: 5, thumbnailURL: FakePixiv.placeholderImageURL(for: .myPixivOnly), vanishReason: .unknown))
         let pixiv = FakePixiv(userID: 9, private: snapshots)
         let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
         let served = try await client.userBookmarks(userID: 9, restrict: .private).illusts
@@ -142,6 +147,7 @@ import Testing
             let kinds = invisible.map(Self.kind(of:))
             #expect(Array(kinds.prefix(5)) == SyntheticBookmarks.invisibleKinds, "the kinds take turns, newest first")
             #expect(Set(kinds) == Set(PixivIllust.InvisibleReason.allCases))
+            #expect(invisible.map(\.vanishReason) == kinds.map { $0.flatMap { Self.vanishReasons[$0] } }, "each says its kind as its reason too")
             #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.width == 100 && $0.height == 100 && $0.artistName.isEmpty })
         }
         // And the fake serves each generated kind as that kind.

@@ -18,6 +18,22 @@ extension ListIndex {
         var nextStamp: UInt32 = 0
     }
 
+    /// What ``indexRows(_:textCount:tagRefCount:)`` derives from a list's rows.
+    struct IndexedRows {
+        var slotByIllust: [Int: Int32]
+        /// The slots of the vanished rows, ascending.
+        var vanishedSlots: Postings
+    }
+
+    /// What ``checkedTagIndex(_:tags:)`` derives from a list's rows and checks its tag index
+    /// against.
+    struct TagIndex {
+        var postings: [Postings]
+        var refCounts: [Int32]
+        /// Vanished rows carrying each tag, by ``TagID``, as long as the tag counts.
+        var vanishedTagCounts: [Int32]
+    }
+
     /// A list's parts that are inconsistent: a snapshot written by a different build, or
     /// damaged in a way its checksums did not catch.
     struct InconsistentParts: Error {
@@ -44,11 +60,13 @@ extension ListIndex {
     }
 
     /// Checks that every live row's text and tags lie inside arenas of `textCount` bytes and
-    /// `tagRefCount` entries, and indexes the rows by illust ID; the first half of reading a
-    /// list's parts, which can run while the rest is still being read.
-    static func indexRows(_ slots: [Row], textCount: Int, tagRefCount: Int) throws(InconsistentParts) -> [Int: Int32] {
+    /// `tagRefCount` entries and that its vanished mark is one the index writes, and indexes the
+    /// rows by illust ID; the first half of reading a list's parts, which can run while the rest
+    /// is still being read.
+    static func indexRows(_ slots: [Row], textCount: Int, tagRefCount: Int) throws(InconsistentParts) -> IndexedRows {
         var slotByIllust: [Int: Int32] = [:]
         slotByIllust.reserveCapacity(slots.count)
+        var vanished: [Int32] = []
         for (slot, row) in slots.enumerated() where row.isLive {
             guard row.textStart >= 0 && row.textStart <= textCount - row.textLength else {
                 throw InconsistentParts(reason: "row \(slot)'s text is out of bounds")
@@ -56,24 +74,29 @@ extension ListIndex {
             guard row.tagStart >= 0 && row.tagStart <= tagRefCount - Int(row.tagCount) else {
                 throw InconsistentParts(reason: "row \(slot)'s tags are out of bounds")
             }
+            guard Int(row.vanishReason) <= VanishReason.allCases.count, !row.isVisible || !row.hasVanishedAt else {
+                throw InconsistentParts(reason: "row \(slot)'s vanished mark is not one the index writes")
+            }
             guard slotByIllust.updateValue(Int32(slot), forKey: row.illustID) == nil else {
                 throw InconsistentParts(reason: "illust \(row.illustID) has two rows")
             }
+            if !row.isVisible { vanished.append(Int32(slot)) }
         }
-        return slotByIllust
+        return IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished))
     }
 
     /// Checks the list's tag index against its rows and `tags`: every tag a row names is
     /// interned; each name's count is the number of live rows carrying it; each name's postings
     /// are that many distinct live rows in ascending order, and the same rows as those carrying
-    /// it. Returns the postings and the rows carrying each (name, translation) pair.
+    /// it. Returns the postings, the rows carrying each (name, translation) pair, and the
+    /// vanished rows carrying each name.
     ///
     /// Two sequential passes, cheap enough for every snapshot open: over the rows, adding up per
     /// name a keyed 64-bit hash of each slot carrying it (the key is random, so no file can be
     /// made to collide), then over the postings, doing the same; the sums must be equal. Row
     /// ranges are checked again here (``indexRows(_:textCount:tagRefCount:)`` runs alongside),
     /// so nothing traps whatever the parts hold.
-    static func checkedTagIndex(_ parts: Parts, tags: TagTable) throws(InconsistentParts) -> (postings: [Postings], refCounts: [Int32]) {
+    static func checkedTagIndex(_ parts: Parts, tags: TagTable) throws(InconsistentParts) -> TagIndex {
         let nameOfRef = tags.nameOfRef
         guard parts.tagRefs.allSatisfy({ Int($0) < nameOfRef.count }) else { throw InconsistentParts(reason: "a row names an unknown tag") }
         let tagCount = parts.tagCounts.count
@@ -98,6 +121,7 @@ extension ListIndex {
         var refCounts = [Int32](repeating: 0, count: nameOfRef.count)
         var rowCounts = [Int32](repeating: 0, count: tags.count)
         var rowSums = [UInt64](repeating: 0, count: tags.count)
+        var vanishedCounts = [Int32](repeating: 0, count: tagCount)
         for (slot, row) in parts.slots.enumerated() where row.isLive {
             guard row.tagStart >= 0 && row.tagStart <= parts.tagRefs.count - Int(row.tagCount) else {
                 throw InconsistentParts(reason: "row \(slot)'s tags are out of bounds")
@@ -106,9 +130,12 @@ extension ListIndex {
             let hash = mix(slot)
             let rowTags = parts.tagRefs[row.tagRange]
             for ref in rowTags { refCounts[Int(ref)] += 1 }
+            let isVanished = !row.isVisible
             forEachName(rowTags, nameOfRef: nameOfRef) { name in
                 rowCounts[Int(name)] += 1
                 rowSums[Int(name)] &+= hash
+                // A name past the counts is refused just below.
+                if isVanished && Int(name) < tagCount { vanishedCounts[Int(name)] += 1 }
             }
         }
         for name in tagCount..<rowCounts.count where rowCounts[name] != 0 {
@@ -136,7 +163,7 @@ extension ListIndex {
             postings.append(Postings(slots: list))
             start = end
         }
-        return (postings, refCounts)
+        return TagIndex(postings: postings, refCounts: refCounts, vanishedTagCounts: vanishedCounts)
     }
 
     /// Checks that the free slots are empty rows, each listed once, and that the order stamps
@@ -176,16 +203,15 @@ extension ListIndex {
     }
 
     /// The list `parts` describe, from the results of the checks above run on them:
-    /// ``indexRows(_:textCount:tagRefCount:)`` gave `slotByIllust`,
-    /// ``checkedTagIndex(_:tags:)`` gave `postings` and `refCounts`, and
-    /// ``checkOrder(_:slots:)`` and ``checkSlots(_:)`` passed. What is left to check here is
-    /// what ties them together.
-    init(parts: Parts, slotByIllust: [Int: Int32], postings: [Postings], refCounts: [Int32]) throws(InconsistentParts) {
+    /// ``indexRows(_:textCount:tagRefCount:)`` gave `rows`, ``checkedTagIndex(_:tags:)`` gave
+    /// `tagIndex`, and ``checkOrder(_:slots:)`` and ``checkSlots(_:)`` passed. What is left to
+    /// check here is what ties them together.
+    init(parts: Parts, rows: IndexedRows, tagIndex: TagIndex) throws(InconsistentParts) {
         let slotCount = parts.slots.count
-        guard slotByIllust.count + parts.freeSlots.count == slotCount else {
+        guard rows.slotByIllust.count + parts.freeSlots.count == slotCount else {
             throw InconsistentParts(reason: "the free slots do not account for the empty rows")
         }
-        guard parts.order.count == slotByIllust.count else { throw InconsistentParts(reason: "the order does not hold every row once") }
-        self.init(assembling: parts, slotByIllust: slotByIllust, postings: postings, refCounts: refCounts)
+        guard parts.order.count == rows.slotByIllust.count else { throw InconsistentParts(reason: "the order does not hold every row once") }
+        self.init(assembling: parts, rows: rows, tagIndex: tagIndex)
     }
 }

@@ -3,76 +3,18 @@ import Foundation
 /// Everything the index keeps for one list: the rows, the tag histogram, the inverted
 /// tag → rows index and the server order, all maintained on every write.
 ///
+/// Works that vanished from Pixiv keep their rows and, when the index had seen them with their
+/// content, that content: their last-known tags stay counted and indexed like any row's. Their
+/// slots and their share of each tag's count are kept apart too (``vanishedSlots``,
+/// ``vanishedTagCounts``), so that a query for visible or vanished works only, a histogram of
+/// either, and their counts, cost no more than one over every row.
+///
 /// Rows are fixed-size records with no references: their strings live in one byte arena
 /// (``text``) and their tags in one array of interned IDs (``tagRefs``), so a list of n rows is a
 /// handful of flat arrays rather than n objects, and an index snapshot can write and read those
 /// arrays whole. A replaced or removed row leaves garbage in the arenas; ``finishBatch()`` packs
 /// them once the garbage outweighs what is live.
 struct ListIndex: Sendable {
-    /// One bookmark's fields, with its strings and tags as ranges of the list's arenas.
-    ///
-    /// An index snapshot writes rows as raw memory: the fields are laid out with no implicit
-    /// padding (so no stray bytes reach the disk), and every field must be listed in
-    /// ``layoutFingerprint``, which a snapshot records so a build with another layout ignores it.
-    struct Row: Sendable, BitwiseCopyable {
-        var illustID: Int
-        var serverOrder: Int64
-        var firstIndexedAt: Double
-        var lastSeenAt: Double
-        var createDate: Double
-        var artistID: Int
-        var totalBookmarks: Int
-        var pageCount: Int
-        var width: Int
-        var height: Int
-        var xRestrict: Int
-        var aiType: Int
-        /// Where the title, artist name, thumbnail URL and type are, in that order, in ``text``.
-        var textStart: Int
-        /// Where the row's tags are in ``tagRefs``, in Pixiv's order.
-        var tagStart: Int
-        var titleLength: UInt32
-        var artistNameLength: UInt32
-        var thumbnailLength: UInt32
-        var typeLength: UInt32
-        var tagCount: UInt32
-        /// The stamp of the row's live entry in ``OrderList``.
-        var orderStamp: UInt32
-        var flags: UInt8
-        var padding8: UInt8 = 0
-        var padding16: UInt16 = 0
-        var padding32: UInt32 = 0
-
-        static let isLiveFlag: UInt8 = 1
-        static let isVisibleFlag: UInt8 = 2
-        static let hasThumbnailFlag: UInt8 = 4
-
-        var isLive: Bool { flags & Self.isLiveFlag != 0 }
-        var isVisible: Bool { flags & Self.isVisibleFlag != 0 }
-        var hasThumbnail: Bool { flags & Self.hasThumbnailFlag != 0 }
-        var textLength: Int { Int(titleLength) + Int(artistNameLength) + Int(thumbnailLength) + Int(typeLength) }
-        var tagRange: Range<Int> { tagStart..<tagStart + Int(tagCount) }
-
-        /// Each field's offset and size, and the row's size and stride, hashed: equal only for
-        /// builds that lay rows out alike.
-        static let layoutFingerprint: UInt64 = {
-            func field<Value>(_ path: KeyPath<Row, Value>) -> [Int] {
-                [MemoryLayout<Row>.offset(of: path) ?? -1, MemoryLayout<Value>.size]
-            }
-            let fields: [[Int]] = [
-                field(\.illustID), field(\.serverOrder), field(\.firstIndexedAt), field(\.lastSeenAt),
-                field(\.createDate), field(\.artistID), field(\.totalBookmarks), field(\.pageCount),
-                field(\.width), field(\.height), field(\.xRestrict), field(\.aiType), field(\.textStart),
-                field(\.tagStart), field(\.titleLength), field(\.artistNameLength), field(\.thumbnailLength),
-                field(\.typeLength), field(\.tagCount), field(\.orderStamp), field(\.flags),
-                [MemoryLayout<Row>.size, MemoryLayout<Row>.stride],
-                [MemoryLayout<OrderList.Entry>.offset(of: \.order) ?? -1, MemoryLayout<OrderList.Entry>.offset(of: \.slot) ?? -1,
-                 MemoryLayout<OrderList.Entry>.offset(of: \.stamp) ?? -1, MemoryLayout<OrderList.Entry>.stride],
-            ]
-            return fields.joined().map(Int64.init).withUnsafeBytes { XXH64.hash($0) }
-        }()
-    }
-
     /// Row storage by slot; a removed row's slot is reused by the next insert.
     private(set) var slots: [Row] = []
     private(set) var freeSlots: [Int32] = []
@@ -86,6 +28,11 @@ struct ListIndex: Sendable {
     private(set) var garbageTags = 0
     /// Bookmarks carrying each tag, by ``TagID``.
     private(set) var tagCounts: [Int32] = []
+    /// Vanished bookmarks carrying each tag (by their last-known tags), by ``TagID``; at most
+    /// ``tagCounts`` long. Derived from the rows, not stored in a snapshot.
+    private(set) var vanishedTagCounts: [Int32] = []
+    /// The slots of the vanished rows, ascending. Derived from the rows, not stored in a snapshot.
+    private(set) var vanishedSlots = Postings()
     /// The inverted index: the slots of the rows carrying each tag, by ``TagID``.
     private(set) var postings: [Postings] = []
     /// Rows carrying each (name, translation) pair, by ``TagRefID``: which translation of a
@@ -94,6 +41,8 @@ struct ListIndex: Sendable {
     private(set) var order = OrderList()
 
     var count: Int { slotByIllust.count }
+    /// Rows of works that vanished from Pixiv.
+    var vanishedCount: Int { vanishedSlots.count }
 
     func row(illustID: Int) -> Row? {
         slotByIllust[illustID].map { slots[Int($0)] }
@@ -116,6 +65,10 @@ struct ListIndex: Sendable {
 
     func tagCount(of tag: TagID) -> Int {
         Int(tag) < tagCounts.count ? Int(tagCounts[Int(tag)]) : 0
+    }
+
+    func vanishedTagCount(of tag: TagID) -> Int {
+        Int(tag) < vanishedTagCounts.count ? Int(vanishedTagCounts[Int(tag)]) : 0
     }
 
     func refCount(of ref: TagRefID) -> Int {
@@ -155,7 +108,7 @@ struct ListIndex: Sendable {
             xRestrict: row.xRestrict,
             aiType: row.aiType,
             createDate: Date(timeIntervalSinceReferenceDate: row.createDate),
-            isVisible: row.isVisible,
+            vanishReason: row.reason,
             totalBookmarks: row.totalBookmarks
         )
         return IndexedBookmark(
@@ -163,7 +116,8 @@ struct ListIndex: Sendable {
             restrict: restrict,
             serverOrder: row.serverOrder,
             firstIndexedAt: Date(timeIntervalSinceReferenceDate: row.firstIndexedAt),
-            lastSeenAt: Date(timeIntervalSinceReferenceDate: row.lastSeenAt)
+            lastSeenAt: Date(timeIntervalSinceReferenceDate: row.lastSeenAt),
+            vanishedAt: row.hasVanishedAt ? Date(timeIntervalSinceReferenceDate: row.vanishedAt) : nil
         )
     }
 
@@ -175,13 +129,25 @@ struct ListIndex: Sendable {
 
     /// Inserts or replaces the row of `bookmark.illust.id`, whose tags are interned as `tags`;
     /// `nameOfRef` maps them to the names that are counted and indexed.
+    ///
+    /// A placeholder (``BookmarkedIllustSnapshot/vanishReason`` set) for a row with content keeps
+    /// that content: only its order, when it was seen, its first-indexed date (the earlier
+    /// one) and the reason are taken, and the first such placeholder records when the work
+    /// vanished (its ``IndexedBookmark/vanishedAt``, else its ``IndexedBookmark/lastSeenAt``).
+    /// Anything else replaces the row; a visible work clears the vanished mark.
     mutating func upsert(_ bookmark: IndexedBookmark, tags: [TagRefID], nameOfRef: [TagID]) {
         let illust = bookmark.illust
+        if !illust.isVisible, let slot = slotByIllust[illust.id], slots[Int(slot)].hasContent {
+            keepContent(of: slot, under: bookmark, nameOfRef: nameOfRef)
+            return
+        }
+        let vanishedAt = illust.isVisible ? nil : bookmark.vanishedAt
         var row = Row(
             illustID: illust.id, serverOrder: bookmark.serverOrder,
             firstIndexedAt: bookmark.firstIndexedAt.timeIntervalSinceReferenceDate,
             lastSeenAt: bookmark.lastSeenAt.timeIntervalSinceReferenceDate,
             createDate: illust.createDate.timeIntervalSinceReferenceDate,
+            vanishedAt: vanishedAt?.timeIntervalSinceReferenceDate ?? 0,
             artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, pageCount: illust.pageCount,
             width: illust.width, height: illust.height, xRestrict: illust.xRestrict, aiType: illust.aiType,
             textStart: 0, tagStart: 0,
@@ -190,7 +156,8 @@ struct ListIndex: Sendable {
             thumbnailLength: UInt32(illust.thumbnailURL?.utf8.count ?? 0),
             typeLength: UInt32(illust.type.rawValue.utf8.count),
             tagCount: UInt32(tags.count), orderStamp: 0,
-            flags: Row.isLiveFlag | (illust.isVisible ? Row.isVisibleFlag : 0) | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0)
+            flags: Row.isLiveFlag | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0) | (vanishedAt != nil ? Row.hasVanishedAtFlag : 0),
+            vanishReason: Row.reasonCode(illust.vanishReason)
         )
         let strings = [illust.title, illust.artistName, illust.thumbnailURL ?? "", illust.type.rawValue]
 
@@ -207,7 +174,10 @@ struct ListIndex: Sendable {
             row.orderStamp = old.serverOrder == row.serverOrder
                 ? old.orderStamp
                 : order.insert(order: row.serverOrder, slot: slot)
-            if tagRefs[old.tagRange].elementsEqual(tags) {
+            let sameTags = tagRefs[old.tagRange].elementsEqual(tags)
+            let vanishedAsBefore = !old.isVisible && !row.isVisible && sameTags
+            if !old.isVisible && !vanishedAsBefore { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: -1) }
+            if sameTags {
                 row.tagStart = old.tagStart
             } else {
                 unindexTags(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef)
@@ -216,6 +186,7 @@ struct ListIndex: Sendable {
                 tagRefs.append(contentsOf: tags)
                 indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
             }
+            if !row.isVisible && !vanishedAsBefore { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
             slots[Int(slot)] = row
             return
         }
@@ -234,11 +205,31 @@ struct ListIndex: Sendable {
         slots[Int(slot)] = row
         slotByIllust[illust.id] = slot
         indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
+        if !row.isVisible { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
+    }
+
+    /// A placeholder for the row in `slot`, which has content: keeps the content, takes the
+    /// rest from `bookmark` (see ``upsert(_:tags:nameOfRef:)``).
+    private mutating func keepContent(of slot: Int32, under bookmark: IndexedBookmark, nameOfRef: [TagID]) {
+        let old = slots[Int(slot)]
+        var row = old
+        row.serverOrder = bookmark.serverOrder
+        row.firstIndexedAt = min(old.firstIndexedAt, bookmark.firstIndexedAt.timeIntervalSinceReferenceDate)
+        row.lastSeenAt = bookmark.lastSeenAt.timeIntervalSinceReferenceDate
+        row.vanishReason = Row.reasonCode(bookmark.illust.vanishReason)
+        if !old.hasVanishedAt {
+            row.vanishedAt = (bookmark.vanishedAt ?? bookmark.lastSeenAt).timeIntervalSinceReferenceDate
+            row.flags |= Row.hasVanishedAtFlag
+        }
+        if old.serverOrder != row.serverOrder { row.orderStamp = order.insert(order: row.serverOrder, slot: slot) }
+        if old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: 1) }
+        slots[Int(slot)] = row
     }
 
     mutating func remove(illustID: Int, nameOfRef: [TagID]) {
         guard let slot = slotByIllust.removeValue(forKey: illustID) else { return }
         let old = slots[Int(slot)]
+        if !old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: -1) }
         unindexTags(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef)
         garbageText += old.textLength
         garbageTags += Int(old.tagCount)
@@ -254,18 +245,20 @@ struct ListIndex: Sendable {
     init() {}
 
     /// The list of `parts` and what is derived from them, as they are: what
-    /// ``init(parts:slotByIllust:postings:refCounts:)`` builds once it has checked them.
-    init(assembling parts: Parts, slotByIllust: [Int: Int32], postings: [Postings], refCounts: [Int32]) {
+    /// ``init(parts:rows:tagIndex:)`` builds once it has checked them.
+    init(assembling parts: Parts, rows: IndexedRows, tagIndex: TagIndex) {
         self.slots = parts.slots
         self.freeSlots = parts.freeSlots
-        self.slotByIllust = slotByIllust
+        self.slotByIllust = rows.slotByIllust
         self.text = parts.text
         self.tagRefs = parts.tagRefs
         self.garbageText = parts.garbageText
         self.garbageTags = parts.garbageTags
         self.tagCounts = parts.tagCounts
-        self.postings = postings
-        self.refCounts = refCounts
+        self.vanishedTagCounts = tagIndex.vanishedTagCounts
+        self.vanishedSlots = rows.vanishedSlots
+        self.postings = tagIndex.postings
+        self.refCounts = tagIndex.refCounts
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
     }
 
@@ -340,6 +333,19 @@ struct ListIndex: Sendable {
             }
             tagCounts[index] += 1
             postings[index].insert(slot)
+        }
+    }
+
+    /// Counts the vanished row in `slot`, carrying `tags`, in (`by` 1) or out (`by` -1) of the
+    /// vanished rows' bookkeeping.
+    private mutating func noteVanished(_ tags: ArraySlice<TagRefID>, slot: Int32, nameOfRef: [TagID], by change: Int32) {
+        if change > 0 { vanishedSlots.insert(slot) } else { vanishedSlots.remove(slot) }
+        Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
+            let index = Int(tag)
+            if index >= vanishedTagCounts.count {
+                vanishedTagCounts.append(contentsOf: repeatElement(0, count: index + 1 - vanishedTagCounts.count))
+            }
+            vanishedTagCounts[index] += change
         }
     }
 

@@ -238,8 +238,8 @@ enum IndexSnapshot {
         let metadata = try decodeMetadata(try next(UInt8.self))
         struct PendingList {
             var parts: ListIndex.Parts
-            var rows: BackgroundWork<[Int: Int32]>
-            var tagIndex: BackgroundWork<(postings: [Postings], refCounts: [Int32])>
+            var rows: BackgroundWork<ListIndex.IndexedRows>
+            var tagIndex: BackgroundWork<ListIndex.TagIndex>
         }
         var lists: [PendingList] = []
         for restrict in Restrict.allCases {
@@ -280,12 +280,7 @@ enum IndexSnapshot {
         for (index, restrict) in Restrict.allCases.enumerated() {
             let list = lists[index]
             do {
-                let slotByIllust = try list.rows.wait()
-                let checked = try list.tagIndex.wait()
-                state.lists[index] = try ListIndex(
-                    parts: list.parts, slotByIllust: slotByIllust, postings: checked.postings,
-                    refCounts: checked.refCounts
-                )
+                state.lists[index] = try ListIndex(parts: list.parts, rows: try list.rows.wait(), tagIndex: try list.tagIndex.wait())
             } catch let error as ListIndex.InconsistentParts {
                 throw Unusable(reason: "its \(restrict.rawValue) list is inconsistent: \(error.reason)")
             }

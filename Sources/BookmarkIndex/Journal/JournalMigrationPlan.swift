@@ -34,6 +34,41 @@ public struct JournalMigrationPlan: Sendable {
         self.steps = steps.sorted { $0.from < $1.from }
     }
 
-    /// The plan of this version of the library: schema 1, nothing to migrate.
-    public static let production = JournalMigrationPlan(currentVersion: 1, steps: [])
+    /// The plan of this version of the library: schema 2, which migrates schema 1.
+    ///
+    /// Schema 2 records why a work vanished and what the index kept of it: an illust of a
+    /// vanished work has `vanished` (the ``VanishReason``) instead of schema 1's `visible`, and
+    /// an upsert may have `vanishedAt`. The step from schema 1 gives every invisible row the
+    /// reason ``VanishReason/unknown`` and no vanish date (schema 1 kept neither, nor the
+    /// content of such a row) and leaves every other value as it was.
+    public static let production = JournalMigrationPlan(
+        currentVersion: BookmarkIndexMetadata.currentSchemaVersion,
+        steps: [.recordingWhyWorksVanished]
+    )
+}
+
+extension JournalMigrationPlan.Step {
+    /// Schema 1 → 2: an upsert's `illust.visible` becomes `illust.vanished` — `"unknown"` for
+    /// `false`, left out for `true` (or no `visible`, which schema 1 read as visible). No
+    /// `vanishedAt` is added; other records pass unchanged.
+    static let recordingWhyWorksVanished = JournalMigrationPlan.Step(from: 1) { record in
+        guard record["op"]?.stringValue == "upsert" else { return }
+        guard case .object = record["illust"] ?? .null else {
+            throw StepFailure(description: "the upsert has no illust object")
+        }
+        switch record["illust"]?["visible"] {
+        case nil, .bool(true)?:
+            break
+        case .bool(false)?:
+            record["illust"]?["vanished"] = .string(VanishReason.unknown.rawValue)
+        case let other?:
+            throw StepFailure(description: "the illust's visible is \(other), not true or false")
+        }
+        record["illust"]?["visible"] = nil
+    }
+
+    /// Why a step could not migrate a record.
+    struct StepFailure: Error, CustomStringConvertible {
+        var description: String
+    }
 }

@@ -39,6 +39,8 @@ enum JournalRecords {
         .init("order", .int64, required: true, get: { $0.serverOrder }, set: { $0.serverOrder = $1 }),
         .init("first", .date, required: true, get: { $0.firstIndexedAt }, set: { $0.firstIndexedAt = $1 }),
         .init("seen", .date, required: true, get: { $0.lastSeenAt }, set: { $0.lastSeenAt = $1 }),
+        // Schema 2: when the index saw the work vanish, only for a row that has the date.
+        .optional("vanishedAt", .date, get: { $0.illust.isVisible ? nil : $0.vanishedAt }, set: { $0.vanishedAt = $1 }),
         .init("illust", .record(illust), required: true, get: { $0.illust }, set: { $0.illust = $1 }),
     ])
 
@@ -81,7 +83,8 @@ enum JournalRecords {
         .init("xRestrict", .int, get: { $0.xRestrict }, set: { $0.xRestrict = $1 }),
         .init("aiType", .int, get: { $0.aiType }, set: { $0.aiType = $1 }),
         .init("created", .date, get: { $0.createDate }, set: { $0.createDate = $1 }),
-        .init("visible", .bool, get: { $0.isVisible }, set: { $0.isVisible = $1 }),
+        // Schema 2: why the work vanished, only for one that did (schema 1 wrote `visible`).
+        .optional("vanished", .vanishReason, get: { $0.vanishReason }, set: { $0.vanishReason = $1 }),
         .init("bookmarks", .int, get: { $0.totalBookmarks }, set: { $0.totalBookmarks = $1 }),
     ])
 
@@ -131,6 +134,21 @@ extension JournalCoding where Field == Restrict {
                 throw reader.error("restrict must be \"public\" or \"private\", not \"\(text)\"", at: start)
             }
             return restrict
+        })
+    }
+}
+
+extension JournalCoding where Field == VanishReason {
+    /// The reason's raw value: `"deleted"`, `"myPixivOnly"`, `"sanityLimited"`, `"unviewable"`
+    /// or `"unknown"`.
+    static var vanishReason: Self {
+        Self(write: { $1.string($0.rawValue) }, read: { reader in
+            let start = reader.position
+            let text = try reader.readString()
+            guard let reason = VanishReason(rawValue: text) else {
+                throw reader.error("'\(text)' is not a reason a work vanishes for (\(VanishReason.allCases.map(\.rawValue).joined(separator: ", ")))", at: start)
+            }
+            return reason
         })
     }
 }

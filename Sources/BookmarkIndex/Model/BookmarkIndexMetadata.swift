@@ -2,8 +2,9 @@ import Foundation
 
 /// What the index remembers about syncing one list.
 public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
-    /// The schema version of the stored records this code writes.
-    public static let currentSchemaVersion = 1
+    /// The schema version of the stored records this code writes: 2, which records why works
+    /// vanished (see ``JournalMigrationPlan/production``).
+    public static let currentSchemaVersion = 2
 
     /// When the last complete full walk of the list finished.
     public var lastFullSync: Date?
@@ -11,7 +12,8 @@ public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
     public var lastDeltaSync: Date?
     /// Where an interrupted full walk resumes; `nil` when no walk is in progress.
     public var fullSyncCursor: FullSyncCursor?
-    /// The schema version the metadata was written with.
+    /// The schema version the metadata was first written with. Updated copies keep it, and a
+    /// migration leaves it as it was: a list whose metadata a schema-1 library wrote says 1.
     public var schemaVersion: Int
     /// Works the app unbookmarked, by illust ID, with when: the sync engine's tombstones. A
     /// fetched page does not re-add them until its tombstone lifetime has passed, or a full walk

@@ -3,13 +3,16 @@ import Foundation
 /// An artwork as the index keeps it: the fields of Pixiv's illust object an app needs to show
 /// and filter a bookmark, without the network.
 ///
-/// Works that were deleted or hidden after they were bookmarked arrive from Pixiv with
-/// `visible: false`, an empty title and no tags; they keep their place in the list with
-/// ``isVisible`` `false`, and queries hide them unless asked not to.
+/// Works that vanished after they were bookmarked (deleted, limited to My pixiv, held back by the
+/// user's settings) arrive from Pixiv as placeholders: an empty title, no tags, a stand-in image,
+/// and ``vanishReason`` saying why. They keep their place in the list, and queries leave them out
+/// unless asked for them (``BookmarkFilter/visibility``). When the index had seen such a work
+/// with its content, it keeps that content: a row's snapshot of a vanished work is what the
+/// index last saw of it, with the reason it vanished (see ``IndexedBookmark/vanishedAt``).
 public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
     /// Pixiv's illust ID.
     public var id: Int
-    /// The title; empty for a hidden or deleted work.
+    /// The title; empty in a placeholder.
     public var title: String
     /// Illustration, manga or ugoira.
     public var type: IllustType
@@ -33,8 +36,8 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
     public var aiType: Int
     /// When the artwork was posted.
     public var createDate: Date
-    /// `false` for works deleted or hidden after they were bookmarked.
-    public var isVisible: Bool
+    /// Why Pixiv sends the work as a placeholder now; `nil` for a work Pixiv shows.
+    public var vanishReason: VanishReason?
     /// How many users have bookmarked the work, when it was last seen.
     public var totalBookmarks: Int
 
@@ -54,7 +57,7 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
         xRestrict: Int = 0,
         aiType: Int = 0,
         createDate: Date = Date(timeIntervalSince1970: 0),
-        isVisible: Bool = true,
+        vanishReason: VanishReason? = nil,
         totalBookmarks: Int = 0
     ) {
         self.id = id
@@ -70,7 +73,10 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
         self.xRestrict = xRestrict
         self.aiType = aiType
         self.createDate = createDate
-        self.isVisible = isVisible
+        self.vanishReason = vanishReason
         self.totalBookmarks = totalBookmarks
     }
+
+    /// Whether Pixiv shows the work: `false` once it vanished (``vanishReason`` is set).
+    public var isVisible: Bool { vanishReason == nil }
 }

@@ -49,7 +49,7 @@ struct IndexSnapshotTests {
                     let tags = (0..<random.next() % 6).map { _ in "t\(random.next() % 40)" + (random.next() % 2 == 0 ? "=訳\(random.next() % 3)" : "") }
                     return .upsert(row(id, restrict, tags: tags, order: Int64(random.next() % 300) - 150,
                                        title: "「\(step)」 \"\(random.next() % 5)\" \\ 🌸", artist: "作者\(random.next() % 7)",
-                                       visible: random.next() % 10 != 0, seen: Double(step)))
+                                       vanished: random.next() % 10 == 0 ? VanishReason.allCases[Int(random.next() % 5)] : nil, seen: Double(step)))
                 case 7, 8:
                     return .remove(BookmarkKey(illustID: id, restrict: restrict))
                 default:
@@ -603,7 +603,7 @@ struct IndexSnapshotTests {
             try ListIndex.checkSlots(parts)
             try ListIndex.checkOrder(parts.order, slots: parts.slots)
             let checked = try ListIndex.checkedTagIndex(parts, tags: state.tags)
-            return try ListIndex(parts: parts, slotByIllust: rows, postings: checked.postings, refCounts: checked.refCounts)
+            return try ListIndex(parts: parts, rows: rows, tagIndex: checked)
         }
         _ = try build(good)
 

@@ -63,7 +63,8 @@ struct JournalCodecTests {
             fullSyncCursor: FullSyncCursor(nextPage: "https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&restrict=public&max_bookmark_id=99", startedAt: Date(timeIntervalSinceReferenceDate: -1.5), pagesFetched: 4, nextServerOrder: Int64.min + 1, firstServerOrder: -7)
         )
         let changes: [BookmarkChange] = [
-            .upsert(row(Int.max, tags: ["a=b", "c"], order: Int64.max, visible: false)),
+            .upsert(row(Int.max, tags: ["a=b", "c"], order: Int64.max, vanished: .myPixivOnly)),
+            .upsert(row(3, tags: ["kept"], order: Int64.min + 1, vanished: .deleted, vanishedAt: 1_780_000_000.25)),
             .remove(BookmarkKey(illustID: 42, restrict: .private)),
             .removeAll(.public),
             .setMetadata(metadata, for: .private),
@@ -112,7 +113,7 @@ struct JournalCodecTests {
         // Foundation's coding of metadata written before the records existed still decodes.
         let old = #"{"schemaVersion":1,"lastFullSync":3}"#
         let decoded = try JSONDecoder().decode(BookmarkIndexMetadata.self, from: Data(old.utf8))
-        #expect(decoded == BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 3)))
+        #expect(decoded == BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 3), schemaVersion: 1))
     }
 
     @Test func generatedRowsRoundTrip() throws {

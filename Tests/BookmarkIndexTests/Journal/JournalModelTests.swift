@@ -33,7 +33,7 @@ struct JournalModelTests {
                     case 0..<7:
                         let tags = (0..<random.next() % 5).map { _ in "t\(random.next() % 25)=tr\(random.next() % 3)" }
                         batch.append(.upsert(row(id, restrict, tags: tags, order: Int64(random.next() % 10_000) - 5_000,
-                                                 title: "\"\(step)\" \\ 🌸", visible: random.next() % 20 != 0, seen: Double(step))))
+                                                 title: "\"\(step)\" \\ 🌸", vanished: random.next() % 20 == 0 ? VanishReason.allCases[Int(random.next() % 5)] : nil, seen: Double(step))))
                     case 7, 8:
                         batch.append(.remove(BookmarkKey(illustID: id, restrict: restrict)))
                     default:

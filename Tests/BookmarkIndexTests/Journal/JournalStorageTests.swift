@@ -35,7 +35,7 @@ struct JournalStorageTests {
         #expect(lines.count == 3)
         let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
         #expect(objects[0]["format"] as? String == "bookmark-index-journal")
-        #expect(objects[0]["schema"] as? Int == 1)
+        #expect(objects[0]["schema"] as? Int == 2)
         #expect(objects[1]["seq"] as? Int == 1)
         #expect(objects[2]["seq"] as? Int == 2)
         #expect((objects[1]["changes"] as? [Any])?.count == 3)
@@ -237,7 +237,8 @@ struct JournalStorageTests {
         defer { directory.remove() }
         do {
             var options = journalOptions()
-            options.migrations = JournalMigrationPlan(currentVersion: 2, steps: [.init(from: 1) { _ in }])
+            let newer = BookmarkIndexMetadata.currentSchemaVersion + 1
+            options.migrations = JournalMigrationPlan(currentVersion: newer, steps: (1..<newer).map { .init(from: $0) { _ in } })
             let journal = try JournalStorage(directory: directory.url, options: options)
             try journal.append(generatedBatch(first: 1, count: 2))
             try journal.close()
@@ -245,7 +246,7 @@ struct JournalStorageTests {
         let before = directory.journalBytes()
         let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: journalOptions()) }
         #expect(error.code == .newerSchema)
-        #expect(error.message.contains("schema version 2"))
+        #expect(error.message.contains("schema version \(BookmarkIndexMetadata.currentSchemaVersion + 1)"))
         #expect(directory.journalFingerprint() == fingerprint(before))
     }
 
@@ -273,7 +274,7 @@ struct JournalStorageTests {
         try journal.append(generatedBatch(first: 1, count: 4))
         try journal.append(generatedBatch(first: 10, count: 2, restrict: .private))
         let report = try journal.healthReport()
-        #expect(report.schemaVersion == 1)
+        #expect(report.schemaVersion == 2)
         #expect(report.batches == 2)
         #expect(report.livePublicBookmarks == 4)
         #expect(report.livePrivateBookmarks == 2)

@@ -1,0 +1,85 @@
+import Foundation
+
+extension ListIndex {
+    /// One bookmark's fields, with its strings and tags as ranges of the list's arenas.
+    ///
+    /// An index snapshot writes rows as raw memory: the fields are laid out with no implicit
+    /// padding (so no stray bytes reach the disk), and every field must be listed in
+    /// ``layoutFingerprint``, which a snapshot records so a build with another layout ignores it.
+    struct Row: Sendable, BitwiseCopyable {
+        var illustID: Int
+        var serverOrder: Int64
+        var firstIndexedAt: Double
+        var lastSeenAt: Double
+        var createDate: Double
+        /// When the index saw the work vanish; meaningful with ``hasVanishedAtFlag`` only.
+        var vanishedAt: Double
+        var artistID: Int
+        var totalBookmarks: Int
+        var pageCount: Int
+        var width: Int
+        var height: Int
+        var xRestrict: Int
+        var aiType: Int
+        /// Where the title, artist name, thumbnail URL and type are, in that order, in ``text``.
+        var textStart: Int
+        /// Where the row's tags are in ``tagRefs``, in Pixiv's order.
+        var tagStart: Int
+        var titleLength: UInt32
+        var artistNameLength: UInt32
+        var thumbnailLength: UInt32
+        var typeLength: UInt32
+        var tagCount: UInt32
+        /// The stamp of the row's live entry in ``OrderList``.
+        var orderStamp: UInt32
+        var flags: UInt8
+        /// 0 for a visible work, else ``VanishReason`` case number + 1 (``reasonCode(_:)``).
+        var vanishReason: UInt8
+        var padding16: UInt16 = 0
+        var padding32: UInt32 = 0
+
+        static let isLiveFlag: UInt8 = 1
+        static let hasThumbnailFlag: UInt8 = 4
+        static let hasVanishedAtFlag: UInt8 = 8
+
+        var isLive: Bool { flags & Self.isLiveFlag != 0 }
+        var isVisible: Bool { vanishReason == 0 }
+        var hasThumbnail: Bool { flags & Self.hasThumbnailFlag != 0 }
+        var hasVanishedAt: Bool { flags & Self.hasVanishedAtFlag != 0 }
+        /// Whether the row holds the work's content: it is visible, or vanished after the index
+        /// had seen it (a placeholder does not replace what the index knew).
+        var hasContent: Bool { isVisible || hasVanishedAt }
+        var textLength: Int { Int(titleLength) + Int(artistNameLength) + Int(thumbnailLength) + Int(typeLength) }
+        var tagRange: Range<Int> { tagStart..<tagStart + Int(tagCount) }
+
+        /// How a row stores `reason`.
+        static func reasonCode(_ reason: VanishReason?) -> UInt8 {
+            reason.map { UInt8(VanishReason.allCases.firstIndex(of: $0)! + 1) } ?? 0
+        }
+
+        /// The reason the row stores; `nil` for a visible work. The code must be one
+        /// ``reasonCode(_:)`` gives (rows from a snapshot are checked for it).
+        var reason: VanishReason? {
+            vanishReason == 0 ? nil : VanishReason.allCases[Int(vanishReason) - 1]
+        }
+
+        /// Each field's offset and size, and the row's size and stride, hashed: equal only for
+        /// builds that lay rows out alike.
+        static let layoutFingerprint: UInt64 = {
+            func field<Value>(_ path: KeyPath<Row, Value>) -> [Int] {
+                [MemoryLayout<Row>.offset(of: path) ?? -1, MemoryLayout<Value>.size]
+            }
+            let fields: [[Int]] = [
+                field(\.illustID), field(\.serverOrder), field(\.firstIndexedAt), field(\.lastSeenAt),
+                field(\.createDate), field(\.vanishedAt), field(\.artistID), field(\.totalBookmarks), field(\.pageCount),
+                field(\.width), field(\.height), field(\.xRestrict), field(\.aiType), field(\.textStart),
+                field(\.tagStart), field(\.titleLength), field(\.artistNameLength), field(\.thumbnailLength),
+                field(\.typeLength), field(\.tagCount), field(\.orderStamp), field(\.flags), field(\.vanishReason),
+                [MemoryLayout<Row>.size, MemoryLayout<Row>.stride],
+                [MemoryLayout<OrderList.Entry>.offset(of: \.order) ?? -1, MemoryLayout<OrderList.Entry>.offset(of: \.slot) ?? -1,
+                 MemoryLayout<OrderList.Entry>.offset(of: \.stamp) ?? -1, MemoryLayout<OrderList.Entry>.stride],
+            ]
+            return fields.joined().map(Int64.init).withUnsafeBytes { XXH64.hash($0) }
+        }()
+    }
+}
