@@ -118,9 +118,9 @@ public actor BookmarksIndexStore {
         state.metadata(for: restrict)
     }
 
-    /// See ``BookmarkIndexState/tagHistogram(in:limit:)``.
-    public func tagHistogram(in restrict: Restrict, limit: Int? = nil) -> [TagCount] {
-        state.tagHistogram(in: restrict, limit: limit)
+    /// See ``BookmarkIndexState/tagHistogram(in:visibility:limit:)``.
+    public func tagHistogram(in restrict: Restrict, visibility: BookmarkFilter.Visibility = .visible, limit: Int? = nil) -> [TagCount] {
+        state.tagHistogram(in: restrict, visibility: visibility, limit: limit)
     }
 
     /// See ``BookmarkIndexState/bookmarks(in:matching:limit:offset:)``.
@@ -138,7 +138,9 @@ public actor BookmarksIndexStore {
         state.count(in: restrict, matching: filter)
     }
 
-    /// The number of bookmarks in `restrict`'s list, visible or not. O(1).
+    /// The number of bookmarks in `restrict`'s list, visible or vanished, as Pixiv counts a
+    /// list (its placeholders included). O(1). For one visibility, `count(in:matching:)` with a
+    /// filter of that ``BookmarkFilter/visibility``, also O(1).
     public func count(in restrict: Restrict) -> Int {
         state.count(in: restrict)
     }

@@ -93,7 +93,7 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
         printHistogram(await store.tagHistogram(in: restrict, limit: 15), title: "Top 15 tags, \(restrict) (\(await store.count(in: restrict)) bookmarks)")
     }
 
-    let hidden = await store.count(in: .public, matching: BookmarkFilter(includesInvisible: true)) - (await store.count(in: .public, matching: .all))
+    let hidden = await store.count(in: .public, matching: BookmarkFilter(visibility: .all)) - (await store.count(in: .public, matching: .all))
     print("\n\(hidden) public bookmarks are works deleted or hidden on Pixiv: kept in their place, left out of feeds.")
 
     let filter = BookmarkFilter(allOf: ["original", "scenery"])

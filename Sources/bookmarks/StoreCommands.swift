@@ -112,7 +112,7 @@ func runList(_ arguments: ParsedArguments) async throws {
     if arguments.flag("json") && arguments.flag("csv") { throw UsageError("choose one of --json and --csv") }
     let filter = BookmarkFilter(
         allOf: arguments.all("tag"), anyOf: arguments.all("any-tag"), noneOf: arguments.all("not-tag"),
-        text: arguments.value("text"), includesInvisible: arguments.flag("include-hidden")
+        text: arguments.value("text"), visibility: arguments.flag("include-hidden") ? .all : .visible
     )
     let store = try StoreLocation.openExisting(arguments, readOnly: true)
     let bookmarks = await store.bookmarks(in: restrict, matching: filter, limit: limit)

@@ -25,7 +25,7 @@ struct QueryTests {
 
     @Test func emptyFilterListsVisibleWorksNewestFirst() {
         #expect(ids(.all) == [6, 4, 3, 2, 1])
-        #expect(ids(BookmarkFilter(includesInvisible: true)) == [6, 5, 4, 3, 2, 1])
+        #expect(ids(BookmarkFilter(visibility: .all)) == [6, 5, 4, 3, 2, 1])
     }
 
     @Test func allOf() {
@@ -43,7 +43,7 @@ struct QueryTests {
 
     @Test func noneOf() {
         #expect(ids(BookmarkFilter(noneOf: ["女の子"])) == [1])
-        #expect(ids(BookmarkFilter(noneOf: ["女の子"], includesInvisible: true)) == [5, 1])
+        #expect(ids(BookmarkFilter(noneOf: ["女の子"], visibility: .all)) == [5, 1])
         #expect(ids(BookmarkFilter(allOf: ["女の子"], noneOf: ["R-18", "猫"])) == [2])
         #expect(ids(BookmarkFilter(noneOf: ["no such tag"])) == [6, 4, 3, 2, 1])
     }
@@ -113,7 +113,7 @@ struct QueryTests {
     }
 
     @Test func countMatchesTheListedRows() {
-        for filter in [BookmarkFilter.all, BookmarkFilter(allOf: ["girl"]), BookmarkFilter(anyOf: ["cat", "r-18"]), BookmarkFilter(noneOf: ["girl"], includesInvisible: true)] {
+        for filter in [BookmarkFilter.all, BookmarkFilter(allOf: ["girl"]), BookmarkFilter(anyOf: ["cat", "r-18"]), BookmarkFilter(noneOf: ["girl"], visibility: .all)] {
             #expect(Self.state.count(in: .public, matching: filter) == ids(filter).count)
         }
         #expect(Self.state.count(in: .public) == 6)

@@ -151,7 +151,7 @@ import Testing
 
             // The engine is idle: note which rows hold content.
             for restrict in Restrict.allCases {
-                for row in await h.store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true)) where row.illust.isVisible || row.vanishedAt != nil {
+                for row in await h.store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)) where row.illust.isVisible || row.vanishedAt != nil {
                     contentKnown.insert(row.key)
                     if !row.illust.isVisible { keptWhenIdle.insert(row.key) } else { keptWhenIdle.remove(row.key) }
                 }
@@ -192,7 +192,7 @@ import Testing
     /// placeholder — and the content for every bookmark in `contentKnown`, whose content the
     /// index held once and which never left its list since. Returns how many rows kept content.
     private func checkIndex(_ h: PixivHarness, _ restrict: Restrict, contentKnown: Set<BookmarkKey>) async -> Int {
-        let rows = await h.store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true))
+        let rows = await h.store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all))
         let truth = h.pixiv.bookmarks(in: restrict)
         #expect(rows.map(\.illust.id) == truth.map(\.id), "\(restrict) list holds Pixiv's bookmarks in Pixiv's order")
         var kept = 0

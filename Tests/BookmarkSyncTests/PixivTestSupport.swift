@@ -215,7 +215,7 @@ struct PixivHarness {
 
     /// The illusts of `restrict`'s list in the index, in server order.
     func indexed(_ restrict: Restrict) async -> [BookmarkedIllustSnapshot] {
-        await store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true)).map(\.illust)
+        await store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)).map(\.illust)
     }
 
     /// FakePixiv's request log from entry `mark` on (take a mark with `pixiv.requests.count`).

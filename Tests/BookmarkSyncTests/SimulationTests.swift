@@ -91,7 +91,7 @@ import Testing
             await h.run()
         }
         for restrict in Restrict.allCases {
-            let indexed = await h.store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true)).map(\.illust)
+            let indexed = await h.store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)).map(\.illust)
             let server = h.source.illusts(in: restrict)
             #expect(indexed.map(\.id) == server.map(\.id), "\(restrict) list holds the server's bookmarks in its order")
             let sameSnapshots = indexed == server

@@ -44,7 +44,7 @@ struct Harness {
 
     /// The IDs of `restrict`'s list in the index, in server order.
     func indexedIDs(_ restrict: Restrict) async -> [Int] {
-        await store.bookmarks(in: restrict, matching: BookmarkFilter(includesInvisible: true)).map(\.illust.id)
+        await store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)).map(\.illust.id)
     }
 
     /// The IDs of `restrict`'s list on the fake server, newest first.

@@ -2,16 +2,26 @@ import Foundation
 
 extension BookmarkIndexState {
     /// The tags of `restrict`'s list with how many bookmarks carry each, by count descending,
-    /// then name ascending.
+    /// then name ascending: of the works Pixiv shows, by default; `visibility` counts the works
+    /// that vanished from it (by their last-known tags) instead, or both.
     ///
-    /// Reads the maintained histogram; it never looks at a bookmark. Complexity: O(T log k) for
-    /// T distinct tags and `limit` k (a bounded selection, not a sort of every tag); O(T log T)
-    /// without a limit.
-    public func tagHistogram(in restrict: Restrict, limit: Int? = nil) -> [TagCount] {
+    /// Reads the maintained counts (of every row, and of the vanished ones); it never looks at a
+    /// bookmark. Complexity: O(T log k) for T distinct tags and `limit` k (a bounded selection,
+    /// not a sort of every tag); O(T log T) without a limit.
+    public func tagHistogram(
+        in restrict: Restrict,
+        visibility: BookmarkFilter.Visibility = .visible,
+        limit: Int? = nil
+    ) -> [TagCount] {
         let list = lists[restrict.listIndex]
         var selection = BoundedSelection<(TagID, Int)>(limit: limit, isOrderedBefore: tagOrder)
-        for (index, count) in list.tagCounts.enumerated() where count > 0 {
-            selection.offer((TagID(index), Int(count)))
+        for (index, total) in list.tagCounts.enumerated() where total > 0 {
+            let count = switch visibility {
+            case .all: Int(total)
+            case .vanished: list.vanishedTagCount(of: TagID(index))
+            case .visible: Int(total) - list.vanishedTagCount(of: TagID(index))
+            }
+            if count > 0 { selection.offer((TagID(index), count)) }
         }
         return selection.sorted().map { tagCount($0, in: list) }
     }
@@ -23,7 +33,8 @@ extension BookmarkIndexState {
     /// ``BookmarkFilter/allOf`` tags, O(p) for p the postings of the rarest named tag, plus
     /// O(m log(offset + limit)) to order the m matches; with only ``BookmarkFilter/anyOf`` tags,
     /// O(postings of those tags); a filter naming no tag to select by walks the list in order and
-    /// stops after `offset + limit` matches. Only the postings of the tags the filter names are
+    /// stops after `offset + limit` matches, except that one asking for vanished works only reads
+    /// just those (O(v log v) for v of them). Only the postings of the tags the filter names are
     /// read.
     public func bookmarks(
         in restrict: Restrict,
@@ -60,9 +71,21 @@ extension BookmarkIndexState {
         return result
     }
 
-    /// How many bookmarks of `restrict`'s list match `filter`. Complexity as ``bookmarks(in:matching:limit:offset:)``
-    /// without a limit, but nothing is sorted or copied.
+    /// How many bookmarks of `restrict`'s list match `filter`: of the works it asks for by its
+    /// ``BookmarkFilter/visibility``, like every query.
+    ///
+    /// O(1) for a filter with no tags and no text (the counts of every row and of the vanished
+    /// ones are kept); otherwise as ``bookmarks(in:matching:limit:offset:)`` without a limit,
+    /// but nothing is sorted or copied.
     public func count(in restrict: Restrict, matching filter: BookmarkFilter) -> Int {
+        if filter.selectsByVisibilityOnly {
+            let list = lists[restrict.listIndex]
+            switch filter.visibility {
+            case .all: return list.count
+            case .vanished: return list.vanishedCount
+            case .visible: return list.count - list.vanishedCount
+            }
+        }
         var count = 0
         forEachMatch(in: restrict, matching: filter) { _ in count += 1 }
         return count
@@ -151,14 +174,14 @@ struct QueryPlan {
     var anyOf: [Postings] = []
     var excluded: [Postings] = []
     var text: String?
-    var includesInvisible: Bool
+    var visibility: BookmarkFilter.Visibility
     /// The list, for the text of the rows a text filter reads.
     var list: ListIndex
     /// The slots to test, or `nil` to walk the whole list in order.
     var candidates: [Int32]?
 
     init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
-        includesInvisible = filter.includesInvisible
+        visibility = filter.visibility
         self.list = list
         text = filter.text.flatMap { $0.isEmpty ? nil : $0 }
         func postings(_ word: String) -> [Postings] {
@@ -174,6 +197,9 @@ struct QueryPlan {
             candidates = Self.union(rarest)
         } else if !filter.anyOf.isEmpty {
             candidates = Self.union(anyOf)
+        } else if filter.visibility == .vanished {
+            // Vanished works are few: test them rather than walk the list.
+            candidates = list.vanishedSlots.slots
         }
     }
 
@@ -186,7 +212,7 @@ struct QueryPlan {
     }
 
     func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
-        if !includesInvisible && !row.isVisible { return false }
+        if !visibility.includes(isVisible: row.isVisible) { return false }
         for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
         if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
         if excluded.contains(where: { $0.contains(slot) }) { return false }

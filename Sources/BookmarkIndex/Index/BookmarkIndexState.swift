@@ -49,7 +49,9 @@ public struct BookmarkIndexState: Sendable {
         metadataByList[restrict.listIndex]
     }
 
-    /// The number of bookmarks in `restrict`'s list, visible or not. O(1).
+    /// The number of bookmarks in `restrict`'s list, visible or vanished, as Pixiv counts a
+    /// list (its placeholders included). O(1). For one visibility, `count(in:matching:)` with a
+    /// filter of that ``BookmarkFilter/visibility``, also O(1).
     public func count(in restrict: Restrict) -> Int {
         lists[restrict.listIndex].count
     }
@@ -70,7 +72,7 @@ public struct BookmarkIndexState: Sendable {
         lists[restrict.listIndex].orderBounds
     }
 
-    /// Every bookmark of `restrict`'s list, visible or not, newest first. O(n).
+    /// Every bookmark of `restrict`'s list, visible or vanished, newest first. O(n).
     public func allBookmarks(in restrict: Restrict) -> [IndexedBookmark] {
         var result: [IndexedBookmark] = []
         result.reserveCapacity(count(in: restrict))

@@ -44,12 +44,17 @@ struct IndexSnapshotTests {
             (0..<(1 + random.next() % 12)).map { _ -> BookmarkChange in
                 let restrict: Restrict = random.next() % 3 == 0 ? .private : .public
                 let id = Int(random.next() % 150)
-                switch random.next() % 10 {
+                switch random.next() % 11 {
                 case 0..<7:
                     let tags = (0..<random.next() % 6).map { _ in "t\(random.next() % 40)" + (random.next() % 2 == 0 ? "=訳\(random.next() % 3)" : "") }
                     return .upsert(row(id, restrict, tags: tags, order: Int64(random.next() % 300) - 150,
                                        title: "「\(step)」 \"\(random.next() % 5)\" \\ 🌸", artist: "作者\(random.next() % 7)",
-                                       vanished: random.next() % 10 == 0 ? VanishReason.allCases[Int(random.next() % 5)] : nil, seen: Double(step)))
+                                       vanished: random.next() % 10 == 0 ? VanishReason.allCases[Int(random.next() % 5)] : nil,
+                                       vanishedAt: random.next() % 2 == 0 ? Double(step) - 0.5 : nil, seen: Double(step)))
+                case 10:
+                    // A placeholder: over a row with content, it keeps the content.
+                    return .upsert(row(id, restrict, order: Int64(random.next() % 300) - 150,
+                                       vanished: VanishReason.allCases[Int(random.next() % 5)], seen: Double(step)))
                 case 7, 8:
                     return .remove(BookmarkKey(illustID: id, restrict: restrict))
                 default:
@@ -63,13 +68,18 @@ struct IndexSnapshotTests {
     func expectSameQueries(_ a: BookmarkIndexState, _ b: BookmarkIndexState, _ comment: Comment) {
         #expect(StateDump(a) == StateDump(b), comment)
         for restrict in Restrict.allCases {
-            #expect(a.tagHistogram(in: restrict) == b.tagHistogram(in: restrict), comment)
-            for tag in ["t1", "t2", "訳1", "T3"] {
-                let filter = BookmarkFilter(allOf: [tag], noneOf: ["t5"])
-                #expect(a.bookmarks(in: restrict, matching: filter, limit: 7, offset: 2) == b.bookmarks(in: restrict, matching: filter, limit: 7, offset: 2), comment)
-                #expect(a.coOccurringTags(in: restrict, matching: filter) == b.coOccurringTags(in: restrict, matching: filter), comment)
+            for visibility in BookmarkFilter.Visibility.allCases {
+                // What is derived from the rows rather than stored (the vanished rows' counts and slots) too.
+                #expect(a.tagHistogram(in: restrict, visibility: visibility) == b.tagHistogram(in: restrict, visibility: visibility), comment)
+                #expect(a.count(in: restrict, matching: BookmarkFilter(visibility: visibility)) == b.count(in: restrict, matching: BookmarkFilter(visibility: visibility)), comment)
+                #expect(a.bookmarks(in: restrict, matching: BookmarkFilter(visibility: visibility)) == b.bookmarks(in: restrict, matching: BookmarkFilter(visibility: visibility)), comment)
+                for tag in ["t1", "t2", "訳1", "T3"] {
+                    let filter = BookmarkFilter(allOf: [tag], noneOf: ["t5"], visibility: visibility)
+                    #expect(a.bookmarks(in: restrict, matching: filter, limit: 7, offset: 2) == b.bookmarks(in: restrict, matching: filter, limit: 7, offset: 2), comment)
+                    #expect(a.coOccurringTags(in: restrict, matching: filter) == b.coOccurringTags(in: restrict, matching: filter), comment)
+                }
             }
-            let text = BookmarkFilter(text: "作者3", includesInvisible: true)
+            let text = BookmarkFilter(text: "作者3", visibility: .all)
             #expect(a.bookmarks(in: restrict, matching: text) == b.bookmarks(in: restrict, matching: text), comment)
             #expect(a.serverOrderBounds(in: restrict)?.newest == b.serverOrderBounds(in: restrict)?.newest, comment)
         }
@@ -94,6 +104,29 @@ struct IndexSnapshotTests {
             read.apply(batch)
             if index % 100 == 99 { expectSameQueries(read, state, "after \(index + 1) more batches") }
         }
+    }
+
+    /// The fields of a vanished work, and the bookkeeping derived from them, survive a snapshot.
+    @Test func vanishedWorksRoundTripWithTheirReasonDateAndKeptContent() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        var state = BookmarkIndexState()
+        state.apply((1...20).map { .upsert(row($0, tags: ["t\($0 % 3)=訳", "common"], order: Int64($0), title: "作品 \($0)", artist: "作者")) })
+        for (index, reason) in VanishReason.allCases.enumerated() {
+            state.apply(.upsert(row(index + 1, order: Int64(index + 1), vanished: reason, seen: 2_000 + Double(index))))
+        }
+        state.apply(.upsert(row(30, tags: [], order: 30, vanished: .unviewable, seen: 3_000)))
+        #expect(state.count(in: .public, matching: BookmarkFilter(visibility: .vanished)) == 6)
+        let coverage = IndexSnapshot.Coverage(schemaVersion: 2, journalID: 7, length: 50, lines: 2, lastSequence: 1, lastLineOffset: 20)
+        try IndexSnapshot.write(state, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
+        let read = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).state
+        let kept = try #require(read.bookmark(for: BookmarkKey(illustID: 2, restrict: .public)))
+        #expect(kept.illust.vanishReason == .myPixivOnly && kept.vanishedAt == Date(timeIntervalSince1970: 2_001))
+        #expect(kept.illust.title == "作品 2" && kept.illust.tags.map(\.name) == ["t2", "common"])
+        #expect(read.bookmark(for: BookmarkKey(illustID: 30, restrict: .public))?.vanishedAt == nil)
+        expectSameQueries(read, state, "as read")
+        #expect(read.tagHistogram(in: .public, visibility: .vanished).first == TagCount(name: "common", count: 5))
     }
 
     @Test func anEmptyIndexRoundTrips() throws {
@@ -658,6 +691,13 @@ struct IndexSnapshotTests {
         parts = good
         parts.nextStamp = 0
         cases.append(("order stamps at or above the next one", parts))
+        parts = good
+        parts.slots[live].vanishReason = UInt8(VanishReason.allCases.count + 1)
+        cases.append(("a vanish reason the index does not write", parts))
+        parts = good
+        let visible = try #require(good.slots.firstIndex { $0.isLive && $0.isVisible })
+        parts.slots[visible].flags |= ListIndex.Row.hasVanishedAtFlag
+        cases.append(("a visible row with a vanish date", parts))
         // Postings of the right length and order, naming a row that does not carry the tag.
         parts = good
         let postingStart = good.postingCounts[..<tag].reduce(0) { $0 + Int($1) }

@@ -116,6 +116,37 @@ struct JournalCodecTests {
         #expect(decoded == BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 3), schemaVersion: 1))
     }
 
+    /// Schema 2's fields: `illust.vanished` and `vanishedAt`, each written only for a vanished
+    /// work that has one; every reason reads back as itself; an unknown reason is an error.
+    @Test func vanishedFieldsAreWrittenOnlyForVanishedWorksAndRoundTrip() throws {
+        func text(_ change: BookmarkChange) -> String {
+            var writer = JSONWriter()
+            JournalCodec.appendChange(change, to: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        let visible = text(.upsert(row(1, tags: ["a"], vanishedAt: 5)))
+        #expect(!visible.contains("vanish") && !visible.contains("visible"), "a visible row has neither: \(visible)")
+        let placeholder = text(.upsert(row(2, vanished: .sanityLimited)))
+        #expect(placeholder.contains(#""vanished":"sanityLimited""#) && !placeholder.contains("vanishedAt"))
+        let kept = text(.upsert(row(3, tags: ["a"], vanished: .deleted, vanishedAt: 1_780_000_000.5)))
+        #expect(kept.contains(#""vanished":"deleted""#))
+        #expect(kept.contains(#""vanishedAt":"# + String(Date(timeIntervalSince1970: 1_780_000_000.5).timeIntervalSinceReferenceDate)))
+
+        let changes = VanishReason.allCases.enumerated().map { index, reason in
+            BookmarkChange.upsert(row(10 + index, tags: ["t"], vanished: reason, vanishedAt: index % 2 == 0 ? Double(index) : nil))
+        }
+        #expect(try roundTrip(changes) == changes)
+
+        let unknown = #"{"op":"upsert","restrict":"public","order":1,"first":0,"seen":0,"illust":{"id":1,"vanished":"eaten"}}"#
+        let error = try #require(throws: JSONReadError.self) {
+            try Array(unknown.utf8).withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                _ = try JournalCodec.decodeChange(&reader)
+            }
+        }
+        #expect(error.message.contains("'eaten' is not a reason"))
+    }
+
     @Test func generatedRowsRoundTrip() throws {
         let generator = SyntheticBookmarks(tagCount: 300)
         let rows = generator.indexedBookmarks(generator.illusts(count: 500, seed: 3), in: .public).map(BookmarkChange.upsert)
