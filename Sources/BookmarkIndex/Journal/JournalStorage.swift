@@ -419,6 +419,10 @@ public final class JournalStorage: BookmarkStorage {
         let migrating = headerVersion < plan.currentVersion
         var state = BookmarkIndexState()
         var resume: JournalScanner.Resume?
+        if migrating && fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName) {
+            // Of the old file, in the old schema: the migrated journal gets a snapshot of its own.
+            recovery.snapshotNotUsed = "the journal was at schema version \(headerVersion), older than this library's \(plan.currentVersion): it was read whole and migrated, and the index snapshot of the old file was not used"
+        }
         if !migrating {
             if !options.readOnly && fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.temporaryFileName) {
                 try? fileSystem.removeItem(atPath: directory + "/" + IndexSnapshot.temporaryFileName)

@@ -169,6 +169,36 @@ struct JournalMigrationTests {
         #expect(newer.damage.first?.reason.contains("newer than this library's 3") == true)
     }
 
+    /// The production step from schema 1, record by record (Schema1MigrationTests runs it on a
+    /// whole store schema-1 code wrote).
+    @Test func theProductionStepFromSchema1RecordsWhyInvisibleRowsVanished() throws {
+        let step = try #require(JournalMigrationPlan.production.steps.first { $0.from == 1 })
+        #expect(JournalMigrationPlan.production.currentVersion == 2 && JournalMigrationPlan.production.steps.count == 1)
+        func parsed(_ json: String) throws -> JournalValue {
+            try Array(json.utf8).withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                return try JournalValue.read(&reader)
+            }
+        }
+        func migrated(_ json: String) throws -> JournalValue {
+            var record = try parsed(json)
+            try step.transform(&record)
+            return record
+        }
+        let invisible = try migrated(#"{"op":"upsert","restrict":"public","order":1,"first":0,"seen":0,"illust":{"id":5,"title":"","visible":false,"bookmarks":0}}"#)
+        #expect(invisible["illust"]?["vanished"] == .string("unknown"))
+        #expect(invisible["illust"]?["visible"] == nil && invisible["vanishedAt"] == nil)
+        #expect(invisible["illust"]?["title"] == .string("") && invisible["order"] == .int(1), "every other value as it was")
+        let visible = try migrated(#"{"op":"upsert","restrict":"public","order":1,"first":0,"seen":0,"illust":{"id":5,"visible":true}}"#)
+        #expect(visible["illust"] == .object(["id": .int(5)]))
+        let unsaid = try migrated(#"{"op":"upsert","restrict":"public","order":1,"first":0,"seen":0,"illust":{"id":5}}"#)
+        #expect(unsaid["illust"] == .object(["id": .int(5)]), "schema 1 read a missing visible as visible")
+        let metadata = #"{"op":"metadata","restrict":"private","metadata":{"schema":1,"lastFull":null,"lastDelta":null,"cursor":null}}"#
+        #expect(try migrated(metadata) == (try parsed(metadata)), "other records pass unchanged, the metadata's schema too")
+        #expect(throws: (any Error).self) { try migrated(#"{"op":"upsert","illust":{"id":5,"visible":"no"}}"#) }
+        #expect(throws: (any Error).self) { try migrated(#"{"op":"upsert","restrict":"public"}"#) }
+    }
+
     @Test func aReadOnlyOpenMigratesInMemoryOnly() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

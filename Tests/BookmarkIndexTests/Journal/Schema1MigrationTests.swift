@@ -1,0 +1,322 @@
+@testable import BookmarkIndex
+import BookmarkIndexTesting
+import Foundation
+import Testing
+
+/// The production migration, schema 1 → 2, on a store that schema-1 code wrote (commit b118fa7):
+/// Fixtures/schema1-account, a public list fully synced and then walked again after works were
+/// deleted and hidden, compacted (with its index snapshot), in-app records, and a private list
+/// paused in the middle of its first walk. `expected.json` there holds every value schema-1 code
+/// read back from it; see HOWTO.md there for how it was made.
+@Suite("Schema 1 migration")
+struct Schema1MigrationTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/schema1-account")
+
+    static let original: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.journalFileName).path)) ?? []
+    static let originalSnapshot: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.snapshotFileName).path)) ?? []
+
+    static let expected: ExpectedStore? = {
+        guard let data = FileManager.default.contents(atPath: fixture.appendingPathComponent("expected.json").path) else { return nil }
+        return try? JSONDecoder().decode(ExpectedStore.self, from: data)
+    }()
+
+    /// A copy of the fixture's store in a fresh directory.
+    func copyOfTheFixture() throws -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        for name in [JournalStorage.journalFileName, JournalStorage.snapshotFileName] {
+            try FileManager.default.copyItem(at: Self.fixture.appendingPathComponent(name), to: directory.url.appendingPathComponent(name))
+        }
+        return directory
+    }
+
+    /// Production options that keep a snapshot of this small journal too.
+    func options(fileSystem: any JournalFileSystem = PosixFileSystem(), readOnly: Bool = false) -> JournalStorage.Options {
+        var options = journalOptions(fileSystem: fileSystem)
+        options.snapshotMinimumBytes = 0
+        options.readOnly = readOnly
+        #expect(options.migrations.currentVersion == 2)
+        return options
+    }
+
+    func snapshotBytes(_ directory: TemporaryDirectory) -> [UInt8]? {
+        try? PosixFileSystem().contents(atPath: directory.url.path + "/" + JournalStorage.snapshotFileName)
+    }
+
+    /// Every value of every row and of both lists' metadata is what schema-1 code read; the rows
+    /// schema 1 stored invisible are vanished for reason unknown, with no vanish date; the others
+    /// are visible.
+    func expectIntact(_ state: BookmarkIndexState, _ comment: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = try #require(Self.expected, "Fixtures/schema1-account/expected.json is missing or unreadable", sourceLocation: sourceLocation)
+        #expect(expected.schemaVersion == 1 && expected.lists.count == 2, sourceLocation: sourceLocation)
+        for restrict in Restrict.allCases {
+            let list = try #require(expected.lists[restrict.rawValue], sourceLocation: sourceLocation)
+            let rows = state.allBookmarks(in: restrict)
+            #expect(rows.count == list.count && list.rows.count == list.count, "\(restrict): \(comment)", sourceLocation: sourceLocation)
+            #expect(rows.map(ExpectedList.Row.init) == list.rows, "\(restrict) rows: \(comment)", sourceLocation: sourceLocation)
+            #expect(ExpectedList.Metadata(state.metadata(for: restrict)) == list.metadata, "\(restrict) metadata: \(comment)", sourceLocation: sourceLocation)
+            let invisible = rows.filter { !$0.illust.isVisible }
+            #expect(invisible.count == list.invisibleCount, sourceLocation: sourceLocation)
+            #expect(invisible.allSatisfy { $0.illust.vanishReason == .unknown && $0.vanishedAt == nil },
+                    "schema 1's invisible rows: reason unknown, no vanish date (\(comment))", sourceLocation: sourceLocation)
+            #expect(rows.allSatisfy { $0.illust.isVisible || $0.illust.title.isEmpty }, sourceLocation: sourceLocation)
+            #expect(state.count(in: restrict, matching: BookmarkFilter(visibility: .vanished)) == list.invisibleCount, sourceLocation: sourceLocation)
+            #expect(state.count(in: restrict, matching: .all) == list.count - list.invisibleCount, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func theFixtureIsSchema1CodesStore() throws {
+        let header = try #require(String(decoding: Self.original, as: UTF8.self).split(separator: "\n").first)
+        #expect(header.contains(#""schema":1"#))
+        #expect(Self.original.count == Self.expected?.journal.bytes && Self.originalSnapshot.count == Self.expected?.journal.snapshotBytes)
+        #expect(Self.expected?.lists["public"]?.invisibleCount == 12, "deleted and hidden works")
+        #expect(Self.expected?.lists["private"]?.metadata.pause != nil && Self.expected?.lists["private"]?.metadata.fullSyncCursor != nil)
+        #expect(Self.expected?.lists["public"]?.metadata.unbookmarkedInApp.isEmpty == false)
+    }
+
+    @Test func opensAfterTheUpgradeWithEveryValueIntactIgnoringTheOldSnapshotAndWritingANewOne() throws {
+        let directory = try copyOfTheFixture()
+        defer { directory.remove() }
+
+        let journal = try JournalStorage(directory: directory.url, options: options())
+        #expect(journal.recovery.migratedFromVersion == 1)
+        #expect(journal.recovery.snapshotNotUsed?.contains("schema version 1") == true, "\(journal.recovery.snapshotNotUsed ?? "nil")")
+        try expectIntact(try journal.load(), "as migrated")
+        try journal.close()
+
+        // The journal on disk is schema 2, with a new snapshot of its own.
+        let migrated = directory.journalBytes()
+        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":2"#) == true)
+        #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
+        let snapshot = try #require(snapshotBytes(directory))
+        #expect(snapshot != Self.originalSnapshot)
+        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage
+        #expect(coverage.schemaVersion == 2 && coverage.length == migrated.count)
+
+        // It opens without migrating, from the new snapshot, with every value intact.
+        let reopened = try JournalStorage(directory: directory.url, options: options())
+        #expect(reopened.recovery.isClean)
+        #expect(reopened.recovery.snapshotNotUsed == nil, "the new snapshot is used: \(reopened.recovery.snapshotNotUsed ?? "")")
+        try expectIntact(try reopened.load(), "reopened")
+        try reopened.close()
+
+        let report = try JournalStorage.verify(directory: directory.url)
+        #expect(report.isHealthy && report.schemaVersion == 2)
+        #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
+        #expect(report.snapshot?.notUsedBecause == nil && report.snapshot?.agreesWithJournal == true)
+    }
+
+    @Test func aStoreOpensItThroughTheUpgradeAndAnswersForItsVanishedWorks() async throws {
+        let directory = try copyOfTheFixture()
+        defer { directory.remove() }
+        let store = try BookmarksIndexStore(storage: try JournalStorage(directory: directory.url, options: journalOptions()))
+        let vanished = await store.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished))
+        #expect(vanished.count == 12 && vanished.allSatisfy { $0.illust.vanishReason == .unknown && $0.vanishedAt == nil })
+        #expect(await store.tagHistogram(in: .public, visibility: .vanished).isEmpty, "schema 1 kept no content of them")
+        #expect(await store.tagHistogram(in: .public) == store.snapshot.tagHistogram(in: .public, visibility: .all))
+        try await store.close()
+        // The default options (snapshots from 1 MiB) drop the old snapshot rather than keep a stale one.
+        #expect(snapshotBytes(directory) == nil)
+    }
+
+    @Test func verifyReadsTheSchema1StoreThroughTheMigrationAndChangesNothing() throws {
+        let directory = try copyOfTheFixture()
+        defer { directory.remove() }
+        let report = try JournalStorage.verify(directory: directory.url)
+        #expect(report.isHealthy, "\(report.damage)")
+        #expect(report.schemaVersion == 1 && report.batches == 6)
+        #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
+        #expect(report.snapshot?.notUsedBecause?.contains("older schema") == true)
+        #expect(directory.journalFingerprint() == fingerprint(Self.original))
+        #expect(snapshotBytes(directory) == Self.originalSnapshot)
+    }
+
+    @Test func aReadOnlyOpenMigratesInMemoryAndTouchesNothing() throws {
+        let directory = try copyOfTheFixture()
+        defer { directory.remove() }
+        let journal = try JournalStorage(directory: directory.url, options: options(readOnly: true))
+        #expect(journal.recovery.migratedFromVersion == 1 && journal.recovery.snapshotNotUsed != nil)
+        try expectIntact(try journal.load(), "read-only")
+        #expect(directory.journalFingerprint() == fingerprint(Self.original))
+        #expect(snapshotBytes(directory) == Self.originalSnapshot)
+    }
+
+    /// A crash at every step of the migration (every open, write, fsync, close, rename,
+    /// directory fsync and removal it makes), with or without the loss of what was not fsynced,
+    /// leaves the old journal or the new one; either opens with every value intact, and the next
+    /// open after that too.
+    @Test(arguments: [false, true])
+    func aCrashAtEveryStepOfTheMigrationLeavesTheOldOrTheNewFile(powerLoss: Bool) throws {
+        let steps: Int
+        do {
+            let directory = try copyOfTheFixture()
+            defer { directory.remove() }
+            let probe = FaultInjectingFileSystem()
+            try JournalStorage(directory: directory.url, options: options(fileSystem: probe)).close()
+            steps = probe.mutatingOperations
+            let log = probe.operationLog
+            #expect(log.contains(.write) && log.contains(.synchronize) && log.contains(.synchronizeDirectory))
+            #expect(log.filter { $0 == .rename }.count == 2, "the journal's rename, then the snapshot's: \(log)")
+        }
+        var outcomes: Set<String> = []
+        for step in 0..<steps {
+            let directory = try copyOfTheFixture()
+            defer { directory.remove() }
+            let fileSystem = FaultInjectingFileSystem()
+            fileSystem.inject(.crash(keepingBytes: 1_000), at: step)
+            do {
+                let journal = try JournalStorage(directory: directory.url, options: options(fileSystem: fileSystem))
+                try? journal.close()
+            } catch {}
+            #expect(fileSystem.hasCrashed, "step \(step)")
+            fileSystem.restart(losingUnsyncedData: powerLoss)
+
+            let onDisk = directory.journalBytes()
+            let isOld = onDisk == Self.original
+            let header = String(decoding: onDisk.prefix { $0 != 0x0A }, as: UTF8.self)
+            #expect(isOld || header.contains(#""schema":2"#), "crash at step \(step): neither the old nor a new journal")
+            outcomes.insert(isOld ? "old" : "new")
+            for open in 1...2 {
+                let journal = try JournalStorage(directory: directory.url, options: options())
+                #expect(journal.recovery.migratedFromVersion == (isOld && open == 1 ? 1 : nil), "step \(step), open \(open)")
+                try expectIntact(try journal.load(), "crash at step \(step), open \(open), power loss \(powerLoss)")
+                try journal.close()
+            }
+            #expect(try JournalStorage.verify(directory: directory.url).isHealthy, "step \(step)")
+        }
+        #expect(outcomes == ["old", "new"], "crashes before and after the rename")
+    }
+}
+
+// MARK: expected.json, as the generator wrote it
+
+struct ExpectedStore: Decodable {
+    var schemaVersion: Int
+    var journal: JournalFacts
+    var lists: [String: ExpectedList]
+
+    struct JournalFacts: Decodable {
+        var bytes: Int
+        var lines: Int
+        var snapshotCoveredBytes: Int
+        var linesAfterSnapshot: Int
+        var snapshotBytes: Int
+    }
+}
+
+/// One list of `expected.json`. Its dates are `timeIntervalSince1970`, so the index's values are
+/// turned into this shape the way the generator did (`stored.timeIntervalSince1970`), not the
+/// other way round, which could be one ulp off.
+struct ExpectedList: Decodable {
+    var count: Int
+    var invisibleCount: Int
+    var metadata: Metadata
+    var rows: [Row]
+
+    struct Row: Decodable, Equatable {
+        var illust: Illust
+        var restrict: String
+        var serverOrder: Int64
+        var firstIndexedAt: Double
+        var lastSeenAt: Double
+
+        init(_ row: IndexedBookmark) {
+            illust = Illust(row.illust)
+            restrict = row.restrict.rawValue
+            serverOrder = row.serverOrder
+            firstIndexedAt = row.firstIndexedAt.timeIntervalSince1970
+            lastSeenAt = row.lastSeenAt.timeIntervalSince1970
+        }
+    }
+
+    struct Illust: Decodable, Equatable {
+        var id: Int
+        var title: String
+        var type: String
+        var artistID: Int
+        var artistName: String
+        var tags: [Tag]
+        var thumbnailURL: String?
+        var pageCount: Int
+        var width: Int
+        var height: Int
+        var xRestrict: Int
+        var aiType: Int
+        var createDate: Double
+        var isVisible: Bool
+        var totalBookmarks: Int
+
+        init(_ illust: BookmarkedIllustSnapshot) {
+            id = illust.id
+            title = illust.title
+            type = illust.type.rawValue
+            artistID = illust.artistID
+            artistName = illust.artistName
+            tags = illust.tags.map { Tag(name: $0.name, translatedName: $0.translatedName) }
+            thumbnailURL = illust.thumbnailURL
+            pageCount = illust.pageCount
+            width = illust.width
+            height = illust.height
+            xRestrict = illust.xRestrict
+            aiType = illust.aiType
+            createDate = illust.createDate.timeIntervalSince1970
+            isVisible = illust.isVisible
+            totalBookmarks = illust.totalBookmarks
+        }
+    }
+
+    struct Tag: Decodable, Equatable {
+        var name: String
+        var translatedName: String?
+    }
+
+    struct Metadata: Decodable, Equatable {
+        var lastFullSync: Double?
+        var lastDeltaSync: Double?
+        var fullSyncCursor: Cursor?
+        var schemaVersion: Int
+        /// Illust ID (as a string) → when.
+        var unbookmarkedInApp: [String: Double]
+        var bookmarkedInApp: [String: Double]
+        var pause: Pause?
+
+        init(_ metadata: BookmarkIndexMetadata) {
+            lastFullSync = metadata.lastFullSync?.timeIntervalSince1970
+            lastDeltaSync = metadata.lastDeltaSync?.timeIntervalSince1970
+            fullSyncCursor = metadata.fullSyncCursor.map(Cursor.init)
+            schemaVersion = metadata.schemaVersion
+            unbookmarkedInApp = Dictionary(uniqueKeysWithValues: metadata.unbookmarkedInApp.map { (String($0.key), $0.value.timeIntervalSince1970) })
+            bookmarkedInApp = Dictionary(uniqueKeysWithValues: metadata.bookmarkedInApp.map { (String($0.key), $0.value.timeIntervalSince1970) })
+            pause = metadata.pause.map(Pause.init)
+        }
+    }
+
+    struct Cursor: Decodable, Equatable {
+        var nextPage: String
+        var startedAt: Double
+        var pagesFetched: Int
+        var nextServerOrder: Int64
+        var firstServerOrder: Int64?
+
+        init(_ cursor: FullSyncCursor) {
+            nextPage = cursor.nextPage
+            startedAt = cursor.startedAt.timeIntervalSince1970
+            pagesFetched = cursor.pagesFetched
+            nextServerOrder = cursor.nextServerOrder
+            firstServerOrder = cursor.firstServerOrder
+        }
+    }
+
+    struct Pause: Decodable, Equatable {
+        var until: Double
+        var code: String
+        var message: String
+
+        init(_ pause: ListPause) {
+            until = pause.until.timeIntervalSince1970
+            code = pause.code
+            message = pause.message
+        }
+    }
+}
