@@ -7,9 +7,10 @@ import Synchronization
 /// ``BookmarkSyncEngine`` without PixivAPI.
 ///
 /// It paginates like Pixiv (newest bookmark first, a cursor token that stays valid while
-/// bookmarks are added above it or removed), logs every request with start and end times read
-/// from a ``SyncClock``, can take simulated time per request, serve a stale first page, and fail
-/// on script. Thread-safe: all state is behind a `Mutex`.
+/// bookmarks are added above it or removed), serves works that vanished as placeholders
+/// (``withhold(illustID:reason:)``), logs every request with start and end times read from a
+/// ``SyncClock``, can take simulated time per request, serve a stale first page, and fail on
+/// script. Thread-safe: all state is behind a `Mutex`.
 public final class FakeBookmarkSource: BookmarkSource {
     /// What a request asked for.
     public enum RequestKind: Sendable, Hashable {
@@ -42,6 +43,8 @@ public final class FakeBookmarkSource: BookmarkSource {
 
     private struct State: Sendable {
         var lists: [Restrict: [Entry]] = [.public: [], .private: []]
+        /// Why each work that vanished did, by illust ID: its bookmarks are served as placeholders.
+        var withheld: [Int: VanishReason] = [:]
         var nextBookmarkID = 1
         var log: [Request] = []
         var scriptedFaults: [BookmarkSyncError] = []
@@ -101,9 +104,41 @@ public final class FakeBookmarkSource: BookmarkSource {
         }
     }
 
-    /// The list as the server has it, newest bookmark first.
+    /// Makes the work `illustID` vanish for `reason`: its bookmarks (in either list, now and
+    /// when added later) stay in place and are served as Pixiv's placeholders are — no title,
+    /// artist name or tags, the reason said. The latest call wins.
+    public func withhold(illustID: Int, reason: VanishReason) {
+        state.withLock { $0.withheld[illustID] = reason }
+    }
+
+    /// Serves the work `illustID` with its content again.
+    public func restore(illustID: Int) {
+        state.withLock { _ = $0.withheld.removeValue(forKey: illustID) }
+    }
+
+    /// The work `illustID` as it was added (in either list), with its content whether it is
+    /// withheld now or not: what an index that saw it before it vanished keeps.
+    public func content(ofIllustID illustID: Int) -> BookmarkedIllustSnapshot? {
+        state.withLock { state in
+            for restrict in Restrict.allCases {
+                if let entry = state.lists[restrict]?.first(where: { $0.illust.id == illustID }) { return entry.illust }
+            }
+            return nil
+        }
+    }
+
+    /// The list as the server has it, newest bookmark first (withheld works as placeholders).
     public func illusts(in restrict: Restrict) -> [BookmarkedIllustSnapshot] {
-        state.withLock { $0.lists[restrict]?.map(\.illust) ?? [] }
+        state.withLock { state in state.lists[restrict]?.map { Self.served($0.illust, state.withheld) } ?? [] }
+    }
+
+    /// `illust` as served: the placeholder of a withheld work.
+    private static func served(_ illust: BookmarkedIllustSnapshot, _ withheld: [Int: VanishReason]) -> BookmarkedIllustSnapshot {
+        guard let reason = withheld[illust.id] else { return illust }
+        return BookmarkedIllustSnapshot(
+            id: illust.id, title: "", type: illust.type, artistID: reason == .deleted ? 0 : illust.artistID,
+            width: 100, height: 100, createDate: illust.createDate, vanishReason: reason
+        )
     }
 
     // MARK: Scripting
@@ -122,7 +157,7 @@ public final class FakeBookmarkSource: BookmarkSource {
     /// now, whatever changes meanwhile (a cache serving a stale page).
     public func serveStaleFirstPage(of restrict: Restrict, times: Int = 1) {
         state.withLock { state in
-            let page = Self.page(state.lists[restrict] ?? [], after: nil, size: pageSize)
+            let page = Self.page(state.lists[restrict] ?? [], after: nil, size: pageSize, withheld: state.withheld)
             state.staleFirstPages[restrict] = (page, times)
         }
     }
@@ -155,7 +190,7 @@ public final class FakeBookmarkSource: BookmarkSource {
                 state.staleFirstPages[restrict]?.remaining -= 1
                 return stale.page
             }
-            return Self.page(state.lists[restrict] ?? [], after: nil, size: self.pageSize)
+            return Self.page(state.lists[restrict] ?? [], after: nil, size: self.pageSize, withheld: state.withheld)
         }
     }
 
@@ -165,7 +200,7 @@ public final class FakeBookmarkSource: BookmarkSource {
             throw BookmarkSyncError(.other, "FakeBookmarkSource: malformed page token \"\(token)\".")
         }
         return try await serve(.nextPage(token), restrict) { state in
-            Self.page(state.lists[restrict] ?? [], after: maxID, size: self.pageSize)
+            Self.page(state.lists[restrict] ?? [], after: maxID, size: self.pageSize, withheld: state.withheld)
         }
     }
 
@@ -202,10 +237,10 @@ public final class FakeBookmarkSource: BookmarkSource {
         return try result.get()
     }
 
-    private static func page(_ entries: [Entry], after maxID: Int?, size: Int) -> BookmarkPage {
+    private static func page(_ entries: [Entry], after maxID: Int?, size: Int, withheld: [Int: VanishReason]) -> BookmarkPage {
         let rest = maxID.map { maxID in entries.filter { $0.bookmarkID < maxID } } ?? entries
         let page = Array(rest.prefix(size))
         let next = rest.count > size ? page.last.map { String($0.bookmarkID) } : nil
-        return BookmarkPage(illusts: page.map(\.illust), nextPage: next)
+        return BookmarkPage(illusts: page.map { served($0.illust, withheld) }, nextPage: next)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 /// with and without Retry-After, 5xx, "Rate Limit" bodies, dropped connections, malformed JSON,
 /// truncated bodies); user intents at random times. At the end a full sync of both lists must
 /// leave the index equal to FakePixiv's truth plus what it kept of vanished works (see
-/// `checkIndex`), and FakePixiv's request log must keep every pacing, overlap, backoff and
+/// `VanishedWorksOracle`), and FakePixiv's request log must keep every pacing, overlap, backoff and
 /// pause rule.
 @Suite struct PixivSimulationTests {
     private static let latency: TimeInterval = 0.08
@@ -41,16 +41,7 @@ import Testing
         /// In-app unbookmarks Pixiv does not reflect yet: removed from FakePixiv after the step.
         var staleRemovals: [(key: BookmarkKey, at: Date)] = []
         var staleChecks = 0
-        /// Bookmarks whose content the index held when the engine was last idle, and that have
-        /// not left their list since: if they vanish, the index must keep that content.
-        var contentKnown = Set<BookmarkKey>()
-        /// Bookmarks the index held as vanished with kept content when the engine was last idle.
-        var keptWhenIdle = Set<BookmarkKey>()
-        var restoredAfterKeeping = 0
-        func leftList(_ key: BookmarkKey) {
-            contentKnown.remove(key)
-            keptWhenIdle.remove(key)
-        }
+        var oracle = VanishedWorksOracle()
 
         func pick(in restrict: Restrict, _ random: inout SeededRandom) -> BookmarkedIllustSnapshot? {
             let pending = Set(staleRemovals.map(\.key.illustID))
@@ -71,13 +62,13 @@ import Testing
             case 3:
                 if let work = pick(in: restrict, &random) {
                     h.pixiv.unbookmark(illustID: work.id)
-                    leftList(BookmarkKey(illustID: work.id, restrict: restrict))
+                    oracle.leftList(BookmarkKey(illustID: work.id, restrict: restrict))
                 }
             case 4:
                 // Moved to the other list on the web: Pixiv puts it on top there.
                 if let work = pick(in: restrict, &random) {
                     h.pixiv.bookmark(catalogueByID[work.id] ?? work, restrict: other)
-                    leftList(BookmarkKey(illustID: work.id, restrict: restrict))
+                    oracle.leftList(BookmarkKey(illustID: work.id, restrict: restrict))
                 }
             case 5, 11:
                 // Vanishes (or changes why): deleted, My pixiv only, sanity-limited, ….
@@ -91,7 +82,7 @@ import Testing
                 if !vanished.isEmpty {
                     let work = vanished[Int(random.next() % UInt64(vanished.count))]
                     h.pixiv.restore(illustID: work.id)
-                    if keptWhenIdle.contains(BookmarkKey(illustID: work.id, restrict: restrict)) { restoredAfterKeeping += 1 }
+                    oracle.restored(BookmarkKey(illustID: work.id, restrict: restrict))
                 }
             case 6, 7:
                 // Bookmarked in the app: Pixiv's POST succeeded, then the engine records it.
@@ -107,7 +98,7 @@ import Testing
                 } else {
                     h.pixiv.unbookmark(illustID: work.id)
                 }
-                leftList(key)
+                oracle.leftList(key)
                 try await h.engine.recordUnbookmark(illustID: work.id, restrict: restrict)
             }
         }
@@ -149,13 +140,7 @@ import Testing
             for (key, _) in staleRemovals { h.pixiv.unbookmark(illustID: key.illustID) }
             staleRemovals.removeAll()
 
-            // The engine is idle: note which rows hold content.
-            for restrict in Restrict.allCases {
-                for row in await h.store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)) where row.illust.isVisible || row.vanishedAt != nil {
-                    contentKnown.insert(row.key)
-                    if !row.illust.isVisible { keptWhenIdle.insert(row.key) } else { keptWhenIdle.remove(row.key) }
-                }
-            }
+            await oracle.observeIdle(h.store)
         }
 
         // Faults stop; pauses and tombstones run out; the final full sync of both lists.
@@ -171,10 +156,10 @@ import Testing
         }
         var kept = 0
         for restrict in Restrict.allCases {
-            kept += await checkIndex(h, restrict, contentKnown: contentKnown)
+            kept += await oracle.check(h.store, restrict, truth: h.pixiv.bookmarks(in: restrict), content: h.pixiv.content(ofIllustID:))
         }
         #expect(kept > 0, "the history left vanished works whose content the index kept")
-        #expect(restoredAfterKeeping > 0, "the history brought back works the index had kept as vanished")
+        #expect(oracle.restoredAfterKeeping > 0, "the history brought back works the index had kept as vanished")
 
         #expect(staleChecks > 0, "the history exercised stale pages")
         let log = checkedLog(h)
@@ -184,36 +169,6 @@ import Testing
         #expect(injected.contains { if case .rateLimitBody = $0 { true } else { false } })
         #expect(injected.contains { if case .serverError = $0 { true } else { false } })
         checkBackoffAndPauses(log, configuration: h.engine.configuration)
-    }
-
-    /// Checks `restrict`'s list against Pixiv's: the same works in the same order; each visible
-    /// one exactly as Pixiv serves it; each vanished one with Pixiv's reason and either the
-    /// content Pixiv served before it vanished (with a vanish date) or, with none, Pixiv's
-    /// placeholder — and the content for every bookmark in `contentKnown`, whose content the
-    /// index held once and which never left its list since. Returns how many rows kept content.
-    private func checkIndex(_ h: PixivHarness, _ restrict: Restrict, contentKnown: Set<BookmarkKey>) async -> Int {
-        let rows = await h.store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all))
-        let truth = h.pixiv.bookmarks(in: restrict)
-        #expect(rows.map(\.illust.id) == truth.map(\.id), "\(restrict) list holds Pixiv's bookmarks in Pixiv's order")
-        var kept = 0
-        for (row, served) in zip(rows, truth) {
-            if served.isVisible {
-                #expect(row.illust == served && row.vanishedAt == nil, "\(row.key) is as Pixiv serves it")
-                continue
-            }
-            #expect(row.illust.vanishReason == served.vanishReason, "\(row.key) vanished for Pixiv's reason")
-            if let vanishedAt = row.vanishedAt {
-                var content = h.pixiv.content(ofIllustID: row.illust.id)
-                content?.vanishReason = served.vanishReason
-                #expect(row.illust == content, "\(row.key) keeps the content Pixiv served before it vanished")
-                #expect(vanishedAt <= row.lastSeenAt && vanishedAt >= row.firstIndexedAt)
-                kept += 1
-            } else {
-                #expect(row.illust == served, "\(row.key), never seen with content, is Pixiv's placeholder")
-                #expect(!contentKnown.contains(row.key), "\(row.key) lost the content the index had of it")
-            }
-        }
-        return kept
     }
 
     /// One request of the run: FakePixiv's log entry joined with the transport's record of it.

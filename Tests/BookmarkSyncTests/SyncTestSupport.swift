@@ -117,3 +117,70 @@ extension Array where Element == FakeBookmarkSource.Request {
         }
     }
 }
+
+/// What a simulation needs to check the index's vanished works at the end: which bookmarks' content
+/// the index held when the engine was idle (and that never left their list since), so that if
+/// they vanish the index must keep that content, and how many works came back that the index had
+/// kept as vanished.
+struct VanishedWorksOracle {
+    private(set) var contentKnown = Set<BookmarkKey>()
+    private(set) var keptWhenIdle = Set<BookmarkKey>()
+    private(set) var restoredAfterKeeping = 0
+
+    /// The bookmark `key` left its list (unbookmarked, moved): whatever the index knew of it may go.
+    mutating func leftList(_ key: BookmarkKey) {
+        contentKnown.remove(key)
+        keptWhenIdle.remove(key)
+    }
+
+    /// The server shows the work of `key` again.
+    mutating func restored(_ key: BookmarkKey) {
+        if keptWhenIdle.contains(key) { restoredAfterKeeping += 1 }
+    }
+
+    /// The engine is idle: notes which rows hold content.
+    mutating func observeIdle(_ store: BookmarksIndexStore) async {
+        for restrict in Restrict.allCases {
+            for row in await store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)) where row.illust.isVisible || row.vanishedAt != nil {
+                contentKnown.insert(row.key)
+                if row.illust.isVisible { keptWhenIdle.remove(row.key) } else { keptWhenIdle.insert(row.key) }
+            }
+        }
+    }
+
+    /// Checks `restrict`'s list against the server's, `truth` (as served, newest first): the same
+    /// works in the same order; each visible one exactly as served, with no vanish date; each
+    /// vanished one with the server's reason and either its content as served before it vanished
+    /// (`content`) with a vanish date, or the server's placeholder and no date; the content for
+    /// every bookmark the index once held with content and that never left its list. Returns how
+    /// many rows kept content.
+    func check(
+        _ store: BookmarksIndexStore,
+        _ restrict: Restrict,
+        truth: [BookmarkedIllustSnapshot],
+        content: (Int) -> BookmarkedIllustSnapshot?,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> Int {
+        let rows = await store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all))
+        #expect(rows.map(\.illust.id) == truth.map(\.id), "\(restrict) list holds the server's bookmarks in its order", sourceLocation: sourceLocation)
+        var kept = 0
+        for (row, served) in zip(rows, truth) {
+            if served.isVisible {
+                #expect(row.illust == served && row.vanishedAt == nil, "\(row.key) is as the server serves it", sourceLocation: sourceLocation)
+                continue
+            }
+            #expect(row.illust.vanishReason == served.vanishReason, "\(row.key) vanished for the server's reason", sourceLocation: sourceLocation)
+            if let vanishedAt = row.vanishedAt {
+                var before = content(row.illust.id)
+                before?.vanishReason = served.vanishReason
+                #expect(row.illust == before, "\(row.key) keeps the content served before it vanished", sourceLocation: sourceLocation)
+                #expect(vanishedAt <= row.lastSeenAt && vanishedAt >= row.firstIndexedAt, sourceLocation: sourceLocation)
+                kept += 1
+            } else {
+                #expect(row.illust == served, "\(row.key), never seen with content, is the server's placeholder", sourceLocation: sourceLocation)
+                #expect(!contentKnown.contains(row.key), "\(row.key) lost the content the index had of it", sourceLocation: sourceLocation)
+            }
+        }
+        return kept
+    }
+}
