@@ -6,7 +6,7 @@ import PixivAPI
 
 let demoSpec = CommandSpec(
     name: "demo",
-    summary: "Sync a generated account from the loopback Pixiv simulator, then show its tags and a filtered feed.",
+    summary: "Sync a generated account from the loopback Pixiv simulator, then show its tags, a filtered feed, and works that vanish.",
     options: GeneratedAccount.options + [
         OptionSpec(name: "fast", kind: .flag, help: "Space requests 5 ms apart instead of the real 150 ms."),
         OptionSpec(name: "store", kind: .value(placeholder: "DIR"), help: "Keep the store in DIR (default: a new temporary directory)."),
@@ -93,8 +93,8 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
         printHistogram(await store.tagHistogram(in: restrict, limit: 15), title: "Top 15 tags, \(restrict) (\(await store.count(in: restrict)) bookmarks)")
     }
 
-    let hidden = await store.count(in: .public, matching: BookmarkFilter(visibility: .all)) - (await store.count(in: .public, matching: .all))
-    print("\n\(hidden) public bookmarks are works deleted or hidden on Pixiv: kept in their place, left out of feeds.")
+    let placeholders = await store.count(in: .public, matching: BookmarkFilter(visibility: .vanished))
+    print("\n\(placeholders) public bookmarks were placeholders on Pixiv already (deleted or hidden before this index first saw them): kept in their place, left out of feeds.")
 
     let filter = BookmarkFilter(allOf: ["original", "scenery"])
     let total = await store.count(in: .public, matching: filter)
@@ -103,7 +103,10 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
         print("  \(Terminal.accent(bookmark.key.description))  \(Terminal.fit(bookmark.illust.title, columns: 30)) \(bookmark.illust.artistName)")
     }
 
-    // Meanwhile, on the web: two new public bookmarks. A delta finds them with one request.
+    // Meanwhile, on the web: two new public bookmarks, and five works near the top of the list
+    // vanish, one for each reason Pixiv has. A delta sees all of it with one request.
+    let vanishing = Array(pixiv.bookmarks(in: .public).prefix(FakePixiv.pageSize - 2).filter(\.isVisible).prefix(PixivIllust.InvisibleReason.allCases.count))
+    for (work, reason) in zip(vanishing, PixivIllust.InvisibleReason.allCases) { pixiv.withhold(illustID: work.id, reason: reason) }
     var random = SeededRandom(seed: seed &+ 99)
     let generator = SyntheticBookmarks()
     let newest = (account.publicIllusts.map(\.id).max() ?? 100_000_000) + 1
@@ -112,7 +115,16 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     let countBefore = await store.count(in: .public)
     _ = await runSyncs([.public], full: false, engine: engine)
     let deltaRequests = pixiv.requests.count - before
-    print("\nSecond sync of the public list (2 new on the web): a delta, \(deltaRequests) request\(deltaRequests == 1 ? "" : "s"), \(await store.count(in: .public) - countBefore) new bookmarks indexed.")
+    print("\nSecond sync of the public list (2 new on the web, \(vanishing.count) vanished): a delta, \(deltaRequests) request\(deltaRequests == 1 ? "" : "s"), \(await store.count(in: .public) - countBefore) new bookmarks indexed.")
+
+    print("\n" + Terminal.bold("Vanished since the last sync") + ": Pixiv now sends placeholders for them (no title, no artist, no tags); what the index kept:")
+    for work in vanishing {
+        guard let kept = await store.bookmark(for: BookmarkKey(illustID: work.id, restrict: .public)) else { continue }
+        let reason = kept.illust.vanishReason.map(\.description) ?? "visible"
+        let tags = kept.illust.tags.prefix(3).map { tag in tag.translatedName.map { "\(tag.name) (\($0))" } ?? tag.name }.joined(separator: ", ")
+        print("  \(Terminal.accent(kept.key.description))  \(Terminal.fit(reason, columns: 15)) \(Terminal.fit(kept.illust.title, columns: 24)) \(Terminal.fit(kept.illust.artistName, columns: 10)) \(Terminal.dim(tags))")
+    }
+    print(Terminal.dim("  (bookmarks list --vanished --store \(directory.path) lists them, with since when)"))
 
     try await store.close()
     return 0

@@ -56,21 +56,31 @@ let tagsSpec = CommandSpec(
     options: [
         storeOption, restrictOption,
         OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print the N most used tags (default: 30)."),
+        OptionSpec(name: "include-vanished", kind: .flag, help: "Count works that vanished from Pixiv too, by the tags the index kept."),
+        OptionSpec(name: "vanished", kind: .flag, help: "Count only works that vanished from Pixiv, by the tags the index kept."),
         OptionSpec(name: "json", kind: .flag, help: "Print JSON: [{\"name\", \"translatedName\", \"count\"}]."),
-    ]
+    ],
+    details: "By default only works Pixiv still shows are counted."
 )
 
 func runTags(_ arguments: ParsedArguments) async throws {
     let restrict = try restrict(arguments)
     let limit = try arguments.integer("limit", default: 30, in: 1...1_000_000)
+    if arguments.flag("include-vanished") && arguments.flag("vanished") { throw UsageError("choose one of --include-vanished and --vanished") }
+    let visibility: BookmarkFilter.Visibility = arguments.flag("vanished") ? .vanished : arguments.flag("include-vanished") ? .all : .visible
     let store = try StoreLocation.openExisting(arguments, readOnly: true)
-    let tags = await store.tagHistogram(in: restrict, limit: limit)
+    let tags = await store.tagHistogram(in: restrict, visibility: visibility, limit: limit)
     try await store.close()
     if arguments.flag("json") {
         try printJSON(tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any, "count": $0.count] })
         return
     }
-    printHistogram(tags, title: "Top tags of the \(restrict) list")
+    let which = switch visibility {
+    case .visible: ""
+    case .vanished: " (works that vanished from Pixiv only)"
+    case .all: " (works that vanished from Pixiv included)"
+    }
+    printHistogram(tags, title: "Top tags of the \(restrict) list" + which)
 }
 
 /// A horizontal bar chart of tag counts.
@@ -98,21 +108,27 @@ let listSpec = CommandSpec(
         OptionSpec(name: "any-tag", kind: .repeatable(placeholder: "TAG"), help: "The work has at least one of the --any-tag tags."),
         OptionSpec(name: "not-tag", kind: .repeatable(placeholder: "TAG"), help: "The work has none of these tags."),
         OptionSpec(name: "text", kind: .value(placeholder: "TEXT"), help: "The title or artist contains TEXT (ignoring case)."),
-        OptionSpec(name: "include-hidden", kind: .flag, help: "Include works deleted or hidden on Pixiv."),
+        OptionSpec(name: "vanished", kind: .flag, help: "Only works that vanished from Pixiv (deleted, My pixiv only, …): why, since when, and what the index kept of them."),
+        OptionSpec(name: "all", kind: .flag, help: "Works Pixiv shows and works that vanished from it."),
         OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print at most N bookmarks (default: 30)."),
         OptionSpec(name: "json", kind: .flag, help: "Print a JSON array."),
         OptionSpec(name: "csv", kind: .flag, help: "Print CSV with a header row."),
     ],
-    details: "Tags match case-insensitively on the tag or its English translation: --tag original finds オリジナル."
+    details: """
+        Tags match case-insensitively on the tag or its English translation: --tag original finds オリジナル.
+        Works that vanished from Pixiv match by the tags, title and artist the index kept of them.
+        """
 )
 
 func runList(_ arguments: ParsedArguments) async throws {
     let restrict = try restrict(arguments)
     let limit = try arguments.integer("limit", default: 30, in: 1...10_000_000)
     if arguments.flag("json") && arguments.flag("csv") { throw UsageError("choose one of --json and --csv") }
+    if arguments.flag("vanished") && arguments.flag("all") { throw UsageError("choose one of --vanished and --all") }
+    let visibility: BookmarkFilter.Visibility = arguments.flag("vanished") ? .vanished : arguments.flag("all") ? .all : .visible
     let filter = BookmarkFilter(
         allOf: arguments.all("tag"), anyOf: arguments.all("any-tag"), noneOf: arguments.all("not-tag"),
-        text: arguments.value("text"), visibility: arguments.flag("include-hidden") ? .all : .visible
+        text: arguments.value("text"), visibility: visibility
     )
     let store = try StoreLocation.openExisting(arguments, readOnly: true)
     let bookmarks = await store.bookmarks(in: restrict, matching: filter, limit: limit)
@@ -125,11 +141,10 @@ func runList(_ arguments: ParsedArguments) async throws {
         for bookmark in bookmarks { print(CSV.row(bookmark)) }
     } else {
         for bookmark in bookmarks {
-            let illust = bookmark.illust
-            let tags = illust.tags.map(\.name).joined(separator: ", ")
-            print("\(Terminal.accent(Terminal.fit(bookmark.key.description, columns: 18))) \(Terminal.fit(illust.isVisible ? illust.title : "(hidden or deleted)", columns: 28)) \(Terminal.fit(illust.artistName, columns: 16)) \(Terminal.dim(tags))")
+            print(visibility == .vanished ? TextRow.vanished(bookmark) : TextRow.bookmark(bookmark))
         }
-        print(Terminal.dim("\(bookmarks.count) of \(total) matching bookmarks in the \(restrict) list"))
+        let which = visibility == .vanished ? "vanished" : "matching"
+        print(Terminal.dim("\(bookmarks.count) of \(total) \(which) bookmarks in the \(restrict) list"))
     }
 }
 
@@ -270,48 +285,4 @@ func runReset(_ arguments: ParsedArguments) async throws -> Bool {
     try JournalStorage.removeJournal(in: directory)
     print("Reset \(directory.path); the next sync rebuilds it from Pixiv.")
     return true
-}
-
-// MARK: Output helpers
-
-func isoDate(_ date: Date) -> String {
-    date.formatted(.iso8601)
-}
-
-func jsonObject(_ bookmark: IndexedBookmark) -> [String: Any] {
-    let illust = bookmark.illust
-    return [
-        "key": bookmark.key.description, "illustID": illust.id, "restrict": bookmark.restrict.rawValue,
-        "title": illust.title, "type": illust.type.rawValue, "artistID": illust.artistID, "artistName": illust.artistName,
-        "tags": illust.tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any] },
-        "thumbnailURL": illust.thumbnailURL as Any, "pageCount": illust.pageCount, "width": illust.width, "height": illust.height,
-        "xRestrict": illust.xRestrict, "aiType": illust.aiType, "createDate": isoDate(illust.createDate),
-        "visible": illust.isVisible, "totalBookmarks": illust.totalBookmarks,
-        "firstIndexedAt": isoDate(bookmark.firstIndexedAt), "lastSeenAt": isoDate(bookmark.lastSeenAt),
-    ]
-}
-
-func printJSON(_ value: Any) throws {
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
-}
-
-enum CSV {
-    static let header = "key,illust_id,restrict,title,artist_id,artist_name,tags,translated_tags,type,page_count,visible,total_bookmarks,create_date,thumbnail_url"
-
-    static func row(_ bookmark: IndexedBookmark) -> String {
-        let illust = bookmark.illust
-        return [
-            bookmark.key.description, String(illust.id), bookmark.restrict.rawValue, illust.title, String(illust.artistID),
-            illust.artistName, illust.tags.map(\.name).joined(separator: "|"),
-            illust.tags.map { $0.translatedName ?? "" }.joined(separator: "|"), illust.type.rawValue, String(illust.pageCount),
-            String(illust.isVisible), String(illust.totalBookmarks), isoDate(illust.createDate), illust.thumbnailURL ?? "",
-        ].map(field).joined(separator: ",")
-    }
-
-    /// RFC 4180: quote a field holding a comma, quote or line break, doubling its quotes.
-    static func field(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
 }

@@ -21,8 +21,55 @@ struct CLITests {
         #expect(result.output.contains("Top 15 tags, private (600 bookmarks)"))
         #expect(result.output.contains("オリジナル (original)"))
         #expect(result.output.contains("█"))
-        #expect(result.output.contains("Second sync of the public list (2 new on the web): a delta, 1 request, 2 new bookmarks indexed."))
+        #expect(result.output.contains("Second sync of the public list (2 new on the web, 5 vanished): a delta, 1 request, 2 new bookmarks indexed."))
         #expect(result.output.contains("syncing full"))
+        // The works that vanished during the demo, with what the index kept of them.
+        let vanished = try #require(result.output.components(separatedBy: "Vanished since the last sync").last)
+        for reason in ["deleted", "My pixiv only", "sanity-limited", "unviewable", "unknown"] {
+            #expect(vanished.contains(reason), "\(reason)")
+        }
+        #expect(vanished.contains("-public  ") && vanished.contains("bookmarks list --vanished"))
+    }
+
+    @Test func listVanishedShowsWhyAndSinceWhenAndWhatTheIndexKept() async throws {
+        let json = try await CLI.run(["list", "--store", try await store(), "--vanished", "--json", "--limit", "1000"])
+        #expect(json.status == 0, "\(json.error)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(!rows.isEmpty && rows.allSatisfy { $0["visible"] as? Bool == false && $0["vanishReason"] is String })
+        // The five that vanished during the demo kept their content and got a date; the rest
+        // were placeholders when the demo first synced.
+        let kept = rows.filter { $0["vanishedAt"] is String }
+        #expect(kept.count == 5)
+        #expect(Set(kept.compactMap { $0["vanishReason"] as? String }) == ["deleted", "myPixivOnly", "sanityLimited", "unviewable", "unknown"])
+        #expect(kept.allSatisfy { !(($0["title"] as? String) ?? "").isEmpty && !(($0["artistName"] as? String) ?? "").isEmpty && !(($0["tags"] as? [Any]) ?? []).isEmpty })
+        #expect(rows.filter { !($0["vanishedAt"] is String) }.allSatisfy { ($0["title"] as? String) == "" })
+
+        let text = try await CLI.run(["list", "--store", try await store(), "--vanished", "--limit", "1000"])
+        #expect(text.output.contains("since 20") && text.output.contains("My pixiv only"))
+        #expect(text.output.contains("(nothing kept: a placeholder when first indexed)"))
+        #expect(text.output.contains("\(rows.count) of \(rows.count) vanished bookmarks in the public list"))
+        // A tag filter reaches vanished works by their kept tags only when asked.
+        let tag = try #require(((kept[0]["tags"] as? [[String: Any]])?.first?["name"]) as? String)
+        let key = try #require(kept[0]["key"] as? String)
+        #expect(try await listedKeys(["--tag", tag, "--vanished"]).contains(key))
+        #expect(try await listedKeys(["--tag", tag, "--all"]).contains(key))
+        #expect(try await !listedKeys(["--tag", tag]).contains(key))
+
+        let both = try await CLI.run(["list", "--store", try await store(), "--vanished", "--all"])
+        #expect(both.status == 2 && both.error.contains("choose one of --vanished and --all"))
+    }
+
+    @Test func tagsCanCountVanishedWorks() async throws {
+        func counts(_ arguments: [String]) async throws -> [String: Int] {
+            let result = try await CLI.run(["tags", "--store", try await store(), "--json", "--limit", "1000000"] + arguments)
+            #expect(result.status == 0, "\(result.error)")
+            let tags = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
+            return Dictionary(uniqueKeysWithValues: tags.compactMap { tag in (tag["name"] as? String).map { ($0, tag["count"] as? Int ?? 0) } })
+        }
+        let visible = try await counts([]), vanished = try await counts(["--vanished"]), all = try await counts(["--include-vanished"])
+        #expect(!vanished.isEmpty)
+        for (name, count) in all { #expect(count == (visible[name] ?? 0) + (vanished[name] ?? 0), "\(name)") }
+        #expect(all.values.reduce(0, +) > visible.values.reduce(0, +))
     }
 
     @Test func tagsPrintsValidJSON() async throws {
@@ -52,7 +99,7 @@ struct CLITests {
     }
 
     @Test func listAppliesEveryFilter() async throws {
-        let all = try await CLI.run(["list", "--store", try await store(), "--json", "--limit", "1000000", "--include-hidden"])
+        let all = try await CLI.run(["list", "--store", try await store(), "--json", "--limit", "1000000", "--all"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [[String: Any]])
         #expect(rows.count == 3_002)
         func keys(where predicate: ([String: Any]) -> Bool) -> [String] {
@@ -94,6 +141,41 @@ struct CLITests {
         // Titles with quotes are quoted and their quotes doubled (RFC 4180).
         #expect(text.contains("\"\"\"Quoted\"\""))
         #expect(text.split(separator: "\n").count == 3_603)
+        #expect(text.hasPrefix(CSVHeader.withVanishedColumns))
+        #expect(text.contains(",deleted,20"), "a vanished work's reason and date")
+
+        let vanished = try lines.compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.filter { $0["vanishReason"] is String }
+        #expect(vanished.count > 5 && vanished.filter { $0["vanishedAt"] is String }.count == 5, "the five that vanished during the demo, and placeholders")
+    }
+
+    /// The store schema-1 code wrote (Tests/BookmarkIndexTests/Fixtures/schema1-account): the
+    /// reading commands read it through the migration without touching it; compact migrates it.
+    @Test func aSchema1StoreVerifiesListsItsVanishedWorksAndMigrates() async throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("BookmarkIndexTests/Fixtures/schema1-account")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-schema1-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in ["journal.jsonl", "index.snapshot"] {
+            try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: directory.appendingPathComponent(name))
+        }
+        let original = try Data(contentsOf: directory.appendingPathComponent("journal.jsonl"))
+
+        let verify = try await CLI.run(["verify", "--store", directory.path])
+        #expect(verify.status == 0, "\(verify.output)\(verify.error)")
+        #expect(verify.output.contains("schema          1") && verify.output.contains("bookmarks       150 public, 30 private"))
+        #expect(verify.output.contains("index snapshot  not used") && verify.output.contains("OK"))
+
+        let list = try await CLI.run(["list", "--store", directory.path, "--vanished", "--json", "--limit", "1000"])
+        #expect(list.status == 0, "\(list.error)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
+        #expect(rows.count == 12 && rows.allSatisfy { $0["vanishReason"] as? String == "unknown" && $0["vanishedAt"] is NSNull })
+        #expect(try Data(contentsOf: directory.appendingPathComponent("journal.jsonl")) == original, "reading commands change nothing")
+
+        let compact = try await CLI.run(["compact", "--store", directory.path])
+        #expect(compact.status == 0, "\(compact.error)")
+        let migrated = try await CLI.run(["verify", "--store", directory.path])
+        #expect(migrated.status == 0 && migrated.output.contains("schema          2"), "\(migrated.output)")
     }
 
     @Test func verifyReportsAGoodAndADamagedStore() async throws {
@@ -292,4 +374,9 @@ struct CLITests {
         let tags = try await CLI.run(["tags", "--store", directory.path, "--json"])
         #expect(tags.status == 0)
     }
+}
+
+enum CSVHeader {
+    /// `export --format csv`'s header, spelled out here rather than taken from the tool.
+    static let withVanishedColumns = "key,illust_id,restrict,title,artist_id,artist_name,tags,translated_tags,type,page_count,visible,total_bookmarks,create_date,thumbnail_url,vanish_reason,vanished_at\n"
 }
