@@ -6,7 +6,7 @@ extension PixivIllust {
     /// The illust as the index keeps it.
     ///
     /// A placeholder (a work deleted, limited to My pixiv, or otherwise hidden after it was
-    /// bookmarked: ``PixivIllust/invisibleReason`` is set) maps to a snapshot with that reason
+    /// bookmarked: `invisibleReason` is set) maps to a snapshot with that reason
     /// as its `vanishReason`, and its placeholder fields as sent (empty title and tags); the
     /// index keeps what it knew of the work over them. An unparsable `create_date` maps to the
     /// epoch.

@@ -31,17 +31,50 @@ struct ReadmeExampleTests {
         #expect(feed.map(\.key.description) == ["123456-public"])
     }
 
-    @Test func readmeShowsTheExampleVerbatim() throws {
+    /// The README's "Vanished works" example, compiled and run.
+    @Test func vanishedWorksExampleRuns() async throws {
+        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let seen = Date(timeIntervalSince1970: 1_780_000_000)
+        try await store.upsert([IndexedBookmark(
+            illust: BookmarkedIllustSnapshot(id: 7, title: "夏の空", artistName: "みどり", tags: [TagRef(name: "風景", translatedName: "scenery")]),
+            restrict: .public, serverOrder: 1, firstIndexedAt: seen, lastSeenAt: seen
+        )])
+        // What a later sync writes once Pixiv sends the work as a placeholder.
+        try await store.upsert([IndexedBookmark(
+            illust: BookmarkedIllustSnapshot(id: 7, title: "", vanishReason: .deleted),
+            restrict: .public, serverOrder: 1, firstIndexedAt: seen, lastSeenAt: seen + 3_600
+        )])
+        var lines: [String] = []
+        func print(_ items: Any...) { lines.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        // BEGIN README VANISHED EXAMPLE
+        // What vanished from the public list, why, since when, and what the index kept of it.
+        let vanished = BookmarkFilter(visibility: .vanished)
+        for bookmark in await store.bookmarks(in: .public, matching: vanished) {
+            let since = bookmark.vanishedAt.map { "since \($0)" } ?? "before it was first indexed"
+            print(bookmark.key, bookmark.illust.vanishReason!, since, bookmark.illust.title, bookmark.illust.tags.map(\.name))
+        }
+        // Tag counts of the works Pixiv shows (the default), or of every bookmark.
+        let everything = await store.tagHistogram(in: .public, visibility: .all)
+        // END README VANISHED EXAMPLE
+
+        #expect(lines == ["7-public deleted since \(seen + 3_600) 夏の空 [\"風景\"]"])
+        #expect(everything.map(\.name) == ["風景"])
+        #expect(await store.tagHistogram(in: .public).isEmpty)
+    }
+
+    @Test(arguments: ["README EXAMPLE", "README VANISHED EXAMPLE"])
+    func readmeShowsTheExampleVerbatim(marker: String) throws {
         let thisFile = URL(fileURLWithPath: #filePath)
         let root = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let source = try String(contentsOf: thisFile, encoding: .utf8)
-        let begin = try #require(source.range(of: "// BEGIN README EXAMPLE\n"))
-        let end = try #require(source.range(of: "        // END README EXAMPLE"))
+        let begin = try #require(source.range(of: "// BEGIN \(marker)\n"))
+        let end = try #require(source.range(of: "        // END \(marker)\n"))
         let example = source[begin.upperBound..<end.lowerBound]
             .split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }
             .joined(separator: "\n")
-        #expect(readme.contains(example), "README.md must contain the usage example from ReadmeExampleTests.swift verbatim")
+        #expect(readme.contains(example), "README.md must contain the example between the \(marker) markers of ReadmeExampleTests.swift verbatim")
     }
 }
