@@ -16,7 +16,8 @@ public struct BookmarkIndexState: Sendable {
     /// An empty index.
     public init() {}
 
-    /// Applies `changes` in order.
+    /// Applies `changes` in order. An upsert of a placeholder keeps what the index knew of the
+    /// work (see ``BookmarkChange/upsert(_:)``), whatever wrote it.
     ///
     /// Complexity: O(t) per upsert or remove of a row with t tags, amortized; O(n) for
     /// ``BookmarkChange/removeAll(_:)`` of a list of n rows.
