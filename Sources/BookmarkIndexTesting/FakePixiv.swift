@@ -161,11 +161,6 @@ public final class FakePixiv: HTTPTransport, Sendable {
         }
     }
 
-    /// Why the work is withheld now, as the index says it; `nil` for a visible one.
-    public func vanishReason(ofIllustID illustID: Int) -> VanishReason? {
-        state.withLock { $0.withheld[illustID].map(VanishReason.init) }
-    }
-
     /// The bookmarks of `restrict`, newest first, as Pixiv serves them now (withheld works as
     /// their placeholders). O(n).
     public func bookmarks(in restrict: Restrict) -> [BookmarkedIllustSnapshot] {
