@@ -15,6 +15,26 @@ struct JSONWriter {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
+    /// `"key":` (`,"key":` after a comma) for an ASCII `key` that needs no escaping, in one
+    /// append: members' keys are most of what a record writes.
+    @inline(__always)
+    mutating func key(_ key: StaticString, afterComma: Bool) {
+        let count = key.utf8CodeUnitCount
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { buffer in
+            var index = 0
+            if afterComma {
+                buffer[0] = UInt8(ascii: ",")
+                index = 1
+            }
+            buffer[index] = UInt8(ascii: "\"")
+            (buffer.baseAddress! + index + 1).update(from: key.utf8Start, count: count)
+            index += 1 + count
+            buffer[index] = UInt8(ascii: "\"")
+            buffer[index + 1] = UInt8(ascii: ":")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<(index + 2)]))
+        }
+    }
+
     mutating func byte(_ byte: UInt8) {
         bytes.append(byte)
     }

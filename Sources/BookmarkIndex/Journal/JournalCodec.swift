@@ -38,14 +38,14 @@ enum JournalCodec {
     /// Appends the header line, newline included.
     static func appendHeader(_ header: Header, to writer: inout JSONWriter) {
         let start = beginLine(&writer)
-        JournalRecords.header.encodeMembers(of: header, to: &writer, afterOthers: true)
+        JournalRecords.Header.encodeMembers(of: header, to: &writer, afterOthers: true)
         endLine(&writer, start: start)
     }
 
     /// Appends one batch line, newline included.
-    static func appendBatch(sequence: Int, _ changes: some Collection<BookmarkChange>, to writer: inout JSONWriter) {
+    static func appendBatch(sequence: Int, _ changes: [BookmarkChange], to writer: inout JSONWriter) {
         let start = beginLine(&writer)
-        JournalRecords.batch.encodeMembers(of: .init(sequence: sequence, changes: Array(changes)), to: &writer, afterOthers: true)
+        JournalRecords.Batch.Record.encodeMembers(of: .init(sequence: sequence, changes: changes), to: &writer, afterOthers: true)
         endLine(&writer, start: start)
     }
 
@@ -70,10 +70,10 @@ enum JournalCodec {
     /// Appends one change record: the record of its `op`.
     static func appendChange(_ change: BookmarkChange, to writer: inout JSONWriter) {
         switch change {
-        case .upsert(let bookmark): JournalRecords.upsert.encode(bookmark, to: &writer)
-        case .remove(let key): JournalRecords.remove.encode(key, to: &writer)
-        case .removeAll(let restrict): JournalRecords.removeAll.encode(restrict, to: &writer)
-        case .setMetadata(let metadata, let restrict): JournalRecords.setMetadata.encode(.init(metadata: metadata, restrict: restrict), to: &writer)
+        case .upsert(let bookmark): JournalRecords.Upsert.encode(bookmark, to: &writer)
+        case .remove(let key): JournalRecords.Remove.encode(key, to: &writer)
+        case .removeAll(let restrict): JournalRecords.RemoveAll.encode(restrict, to: &writer)
+        case .setMetadata(let metadata, let restrict): JournalRecords.MetadataChange.Record.encode(.init(metadata: metadata, restrict: restrict), to: &writer)
         }
     }
 
@@ -150,9 +150,9 @@ enum JournalCodec {
         var reader = JSONReader(line, strings: strings)
         let line: Line
         if try isHeader(reader) {
-            line = .header(try JournalRecords.header.decode(&reader))
+            line = .header(try JournalRecords.Header.decode(&reader))
         } else {
-            let batch = try JournalRecords.batch.decode(&reader)
+            let batch = try JournalRecords.Batch.Record.decode(&reader)
             line = .batch(sequence: batch.sequence, changes: batch.changes)
         }
         try reader.expectEnd()
@@ -167,8 +167,8 @@ enum JournalCodec {
         var probe = reader
         do {
             try probe.readObject { reader, key in
-                if JournalRecords.batch.hasMember(key) { throw Decided(isHeader: false) }
-                if JournalRecords.header.hasMember(key) { throw Decided(isHeader: true) }
+                if JournalRecords.Batch.Record.hasMember(key) { throw Decided(isHeader: false) }
+                if JournalRecords.Header.hasMember(key) { throw Decided(isHeader: true) }
                 try reader.skipValue()
             }
         } catch let decided as Decided {
@@ -184,11 +184,11 @@ enum JournalCodec {
             throw reader.error("the change has no '\(JournalRecords.opKey)'", at: start)
         }
         switch op {
-        case "upsert": return .upsert(try JournalRecords.upsert.decode(&reader))
-        case "remove": return .remove(try JournalRecords.remove.decode(&reader))
-        case "removeAll": return .removeAll(try JournalRecords.removeAll.decode(&reader))
+        case "upsert": return .upsert(try JournalRecords.Upsert.decode(&reader))
+        case "remove": return .remove(try JournalRecords.Remove.decode(&reader))
+        case "removeAll": return .removeAll(try JournalRecords.RemoveAll.decode(&reader))
         case "metadata":
-            let change = try JournalRecords.setMetadata.decode(&reader)
+            let change = try JournalRecords.MetadataChange.Record.decode(&reader)
             return .setMetadata(change.metadata, for: change.restrict)
         case let other:
             throw reader.error("unknown change op '\(other)'", at: start)

@@ -70,7 +70,7 @@ extension JournalStorage {
                 sequence += 1
                 lastLineOffset = writer.bytes.count
                 let slice = rows[start..<min(start + rowsPerCompactedLine, rows.count)]
-                JournalCodec.appendBatch(sequence: sequence, slice.lazy.map(BookmarkChange.upsert), to: &writer)
+                JournalCodec.appendBatch(sequence: sequence, slice.map(BookmarkChange.upsert), to: &writer)
             }
         }
         let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
