@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkSync
 import Foundation
 
 let statusSpec = CommandSpec(
@@ -51,10 +52,11 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         var parts = ["\(count) bookmarks"]
         parts.append("last full sync " + (metadata.lastFullSync.map(isoDate) ?? "never"))
         parts.append("last delta " + (metadata.lastDeltaSync.map(isoDate) ?? "never"))
-        if let cursor = metadata.fullSyncCursor {
+        let record = ListSyncRecord(metadata)
+        if let cursor = record.fullSyncCursor {
             parts.append("walk in progress since \(isoDate(cursor.startedAt)), \(cursor.pagesFetched) pages done (resumes there)")
         }
-        if let pause = metadata.pause, pause.until > Date() {
+        if let pause = record.pause, pause.until > Date() {
             parts.append(Terminal.warning("paused until \(isoDate(pause.until)) (\(pause.code): \(pause.message))"))
         }
         print("  \(name) " + parts.joined(separator: "; "))
@@ -63,12 +65,13 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
 }
 
 private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [String: Any] {
-    [
+    let record = ListSyncRecord(metadata)
+    return [
         "count": count,
         "lastFullSync": metadata.lastFullSync.map(isoDate) as Any,
         "lastDeltaSync": metadata.lastDeltaSync.map(isoDate) as Any,
-        "walk": metadata.fullSyncCursor.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
-        "pausedUntil": metadata.pause.map { isoDate($0.until) } as Any,
-        "pauseReason": metadata.pause.map { "\($0.code): \($0.message)" } as Any,
+        "walk": record.fullSyncCursor.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
+        "pausedUntil": record.pause.map { isoDate($0.until) } as Any,
+        "pauseReason": record.pause.map { "\($0.code): \($0.message)" } as Any,
     ]
 }

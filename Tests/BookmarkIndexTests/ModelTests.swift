@@ -25,7 +25,7 @@ struct ModelTests {
         #expect(try JSONDecoder().decode(IndexedBookmark.self, from: data) == bookmark)
         let metadata = BookmarkIndexMetadata(
             lastFullSync: Date(timeIntervalSince1970: 5),
-            fullSyncCursor: FullSyncCursor(nextPage: "https://x/?max_bookmark_id=9", startedAt: Date(timeIntervalSince1970: 4), pagesFetched: 2, nextServerOrder: -61)
+            syncState: try VersionedPayload(version: 1, json: Data(#"{"cursor":{"next":"https://x/?max_bookmark_id=9"}}"#.utf8), isStale: true)
         )
         #expect(try JSONDecoder().decode(BookmarkIndexMetadata.self, from: JSONEncoder().encode(metadata)) == metadata)
     }

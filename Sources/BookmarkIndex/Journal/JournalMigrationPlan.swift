@@ -34,16 +34,21 @@ public struct JournalMigrationPlan: Sendable {
         self.steps = steps.sorted { $0.from < $1.from }
     }
 
-    /// The plan of this version of the library: schema 2, which migrates schema 1.
+    /// The plan of this version of the library: schema 3, which migrates schemas 1 and 2.
     ///
     /// Schema 2 records why a work vanished and what the index kept of it: an illust of a
     /// vanished work has `vanished` (the ``VanishReason``) instead of schema 1's `visible`, and
     /// an upsert may have `vanishedAt`. The step from schema 1 gives every invisible row the
     /// reason ``VanishReason/unknown`` and no vanish date (schema 1 kept neither, nor the
     /// content of such a row) and leaves every other value as it was.
+    ///
+    /// Schema 3 keeps the sync engine's state of a list as the engine's own record, opaque to
+    /// the index (``BookmarkIndexMetadata/syncState``): the step from schema 2 moves a metadata
+    /// record's `cursor`, `unbookmarked`, `bookmarked` and `pause`, as they are, into
+    /// `sync: {"v": 1, "state": {…}}`, the engine's record at version 1.
     public static let production = JournalMigrationPlan(
         currentVersion: BookmarkIndexMetadata.currentSchemaVersion,
-        steps: [.recordingWhyWorksVanished]
+        steps: [.recordingWhyWorksVanished, .keepingSyncStateOpaque]
     )
 }
 
@@ -65,6 +70,24 @@ extension JournalMigrationPlan.Step {
             throw StepFailure(description: "the illust's visible is \(other), not true or false")
         }
         record["illust"]?["visible"] = nil
+    }
+
+    /// Schema 2 → 3: a metadata record's sync parts (`cursor` unless null, `unbookmarked`,
+    /// `bookmarked`, `pause`) move, unchanged, into `sync: {"v": 1, "state": {…}}`; a record
+    /// with none of them gets no `sync`. Other records pass unchanged.
+    static let keepingSyncStateOpaque = JournalMigrationPlan.Step(from: 2) { record in
+        guard record["op"]?.stringValue == "metadata" else { return }
+        guard case .object = record["metadata"] ?? .null else {
+            throw StepFailure(description: "the metadata change has no metadata object")
+        }
+        var state: [String: JournalValue] = [:]
+        for key in ["cursor", "unbookmarked", "bookmarked", "pause"] {
+            if let value = record["metadata"]?[key], value != .null { state[key] = value }
+            record["metadata"]?[key] = nil
+        }
+        if !state.isEmpty {
+            record["metadata"]?["sync"] = .object(["v": .int(1), "state": .object(state)])
+        }
     }
 
     /// Why a step could not migrate a record.

@@ -126,37 +126,12 @@ enum JournalRecords {
             try visitor.member("schema", .int, get: { $0.schemaVersion }, set: { $0.schemaVersion = $1 })
             try visitor.member("lastFull", .nullable(.date), get: { $0.lastFullSync }, set: { $0.lastFullSync = $1 })
             try visitor.member("lastDelta", .nullable(.date), get: { $0.lastDeltaSync }, set: { $0.lastDeltaSync = $1 })
-            try visitor.member("cursor", .nullable(.record(Cursor.self)), get: { $0.fullSyncCursor }, set: { $0.fullSyncCursor = $1 })
-            // Written only when there are some, so most metadata reads as it always has.
-            try visitor.member("unbookmarked", .inAppRecords, required: false, omittedWhen: { $0.isEmpty }, get: { $0.unbookmarkedInApp }, set: { $0.unbookmarkedInApp = $1 })
-            try visitor.member("bookmarked", .inAppRecords, required: false, omittedWhen: { $0.isEmpty }, get: { $0.bookmarkedInApp }, set: { $0.bookmarkedInApp = $1 })
-            try visitor.optional("pause", .record(Pause.self), get: { $0.pause }, set: { $0.pause = $1 })
+            // Schema 3: the sync engine's record, kept as it wrote it (schema 2 had its parts here:
+            // `cursor`, `unbookmarked`, `bookmarked`, `pause`).
+            try visitor.optional("sync", .payload, get: { $0.syncState }, set: { $0.syncState = $1 })
         }
     }
 
-    enum Cursor: JournalRecord {
-        static let name = "the cursor"
-        static var empty: FullSyncCursor {
-            FullSyncCursor(nextPage: "", startedAt: Date(timeIntervalSinceReferenceDate: 0), pagesFetched: 0, nextServerOrder: 0)
-        }
-        static func describe<Visitor: JournalRecordVisitor<FullSyncCursor>>(_ visitor: inout Visitor) throws {
-            try visitor.member("next", .string, required: true, get: { $0.nextPage }, set: { $0.nextPage = $1 })
-            try visitor.member("started", .date, required: true, get: { $0.startedAt }, set: { $0.startedAt = $1 })
-            try visitor.member("pages", .int, required: true, get: { $0.pagesFetched }, set: { $0.pagesFetched = $1 })
-            try visitor.member("order", .int64, required: true, get: { $0.nextServerOrder }, set: { $0.nextServerOrder = $1 })
-            try visitor.optional("first", .int64, get: { $0.firstServerOrder }, set: { $0.firstServerOrder = $1 })
-        }
-    }
-
-    enum Pause: JournalRecord {
-        static let name = "the pause"
-        static var empty: ListPause { ListPause(until: Date(timeIntervalSinceReferenceDate: 0), code: "", message: "") }
-        static func describe<Visitor: JournalRecordVisitor<ListPause>>(_ visitor: inout Visitor) throws {
-            try visitor.member("until", .date, required: true, get: { $0.until }, set: { $0.until = $1 })
-            try visitor.member("code", .string, required: true, get: { $0.code }, set: { $0.code = $1 })
-            try visitor.member("message", .string, required: true, get: { $0.message }, set: { $0.message = $1 })
-        }
-    }
 }
 
 // MARK: The journal's values
@@ -224,39 +199,36 @@ struct JournalTagCoding: JournalValueCoding {
     }
 }
 
-/// The sync engine's in-app records: `[[illust ID, date], ...]` in ID order.
-struct JournalInAppRecordsCoding: JournalValueCoding {
-    func write(_ records: [Int: Date], to writer: inout JSONWriter) {
-        writer.byte(UInt8(ascii: "["))
-        for (index, id) in records.keys.sorted().enumerated() {
-            writer.raw(index == 0 ? "[" : ",[")
-            writer.int(id)
-            writer.byte(UInt8(ascii: ","))
-            writer.double(records[id]!.timeIntervalSinceReferenceDate)
-            writer.byte(UInt8(ascii: "]"))
-        }
-        writer.byte(UInt8(ascii: "]"))
+/// A ``VersionedPayload``: `{"v": version, "state": <its JSON, as it is>, "stale": true}` (the
+/// last only when stale). The JSON was checked when the payload was made, and is checked again
+/// when read.
+struct JournalPayloadCoding: JournalValueCoding {
+    func write(_ payload: VersionedPayload, to writer: inout JSONWriter) {
+        writer.raw("{\"v\":")
+        writer.int(payload.version)
+        writer.raw(",\"state\":")
+        writer.bytes.append(contentsOf: payload.json)
+        if payload.isStale { writer.raw(",\"stale\":true") }
+        writer.byte(UInt8(ascii: "}"))
     }
 
-    func read(_ reader: inout JSONReader) throws -> [Int: Date] {
-        var records: [Int: Date] = [:]
-        try reader.readArray { reader in
-            let start = reader.position
-            var id: Int?, date: Double?, count = 0
-            try reader.readArray { reader in
-                switch count {
-                case 0: id = try reader.readInt()
-                case 1: date = try reader.readDouble()
-                default: try reader.skipValue()
-                }
-                count += 1
+    func read(_ reader: inout JSONReader) throws -> VersionedPayload {
+        let start = reader.position
+        var version: Int?, json: Data?, stale = false
+        try reader.readObject { reader, key in
+            switch String(decoding: key, as: UTF8.self) {
+            case "v": version = try reader.readInt()
+            case "state":
+                reader.skipWhitespace()
+                let from = reader.position
+                try reader.skipValue()
+                json = Data(reader.bytes[from..<reader.position])
+            case "stale": stale = try reader.readBool()
+            default: try reader.skipValue()
             }
-            guard count == 2, let id, let date else {
-                throw reader.error("an in-app record is [illust ID, date]", at: start)
-            }
-            records[id] = Date(timeIntervalSinceReferenceDate: date)
         }
-        return records
+        guard let version, let json else { throw reader.error("a sync record is {\"v\": version, \"state\": …}", at: start) }
+        return VersionedPayload(version: version, checkedJSON: json, isStale: stale)
     }
 }
 
@@ -284,6 +256,6 @@ extension JournalValueCoding where Self == JournalRestrictCoding { static var re
 extension JournalValueCoding where Self == JournalVanishReasonCoding { static var vanishReason: Self { Self() } }
 extension JournalValueCoding where Self == JournalIllustTypeCoding { static var illustType: Self { Self() } }
 extension JournalValueCoding where Self == JournalTagCoding { static var tag: Self { Self() } }
-extension JournalValueCoding where Self == JournalInAppRecordsCoding { static var inAppRecords: Self { Self() } }
+extension JournalValueCoding where Self == JournalPayloadCoding { static var payload: Self { Self() } }
 extension JournalValueCoding where Self == JournalIDCoding { static var journalID: Self { Self() } }
 extension JournalValueCoding where Self == JournalChangeCoding { static var change: Self { Self() } }

@@ -146,12 +146,12 @@ extension JournalStorage {
             if !damage.isEmpty {
                 // The dropped batches may have held rows of either list (or their removals): the
                 // next sync of each list must be a full walk, not a delta that trusts what is left.
-                // What the app recorded (tombstones, its own bookmarks) still holds.
+                // The sync engine's record is kept, marked stale: what it says of the rows (a walk's
+                // cursor) may no longer hold, what the app recorded (tombstones) still does.
                 for restrict in Restrict.allCases {
-                    let kept = state.metadata(for: restrict)
-                    state.apply(.setMetadata(BookmarkIndexMetadata(
-                        unbookmarkedInApp: kept.unbookmarkedInApp, bookmarkedInApp: kept.bookmarkedInApp
-                    ), for: restrict))
+                    var syncState = state.metadata(for: restrict).syncState
+                    syncState?.isStale = true
+                    state.apply(.setMetadata(BookmarkIndexMetadata(syncState: syncState), for: restrict))
                 }
             }
             if options.readOnly {

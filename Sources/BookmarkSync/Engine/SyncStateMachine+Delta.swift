@@ -4,6 +4,10 @@ import Foundation
 /// Where a delta stands: what it has placed and where it goes on, so one interrupted by a
 /// failure, a pause or a restart resumes instead of starting over.
 struct DeltaCursor: Sendable, Hashable, Codable {
+    private enum CodingKeys: String, CodingKey {
+        case nextPage = "next", newestAtStart = "newest", newRows = "placed", startedAt = "started"
+    }
+
     /// The page to fetch next (Pixiv's `next_url` as given).
     var nextPage: String
     /// The newest order in the list when the delta began: new rows go above it.
@@ -16,8 +20,8 @@ struct DeltaCursor: Sendable, Hashable, Codable {
 
 extension SyncStateMachine {
     /// A delta starts at page 1, or where an interrupted one stopped.
-    mutating func startDelta(_ job: inout Job, metadata: BookmarkIndexMetadata, index: BookmarkIndexState, now: Date) {
-        if let cursor = memory[job.restrict]?.deltaCursor {
+    mutating func startDelta(_ job: inout Job, record: ListSyncRecord, index: BookmarkIndexState, now: Date) {
+        if let cursor = record.deltaCursor {
             job.delta = cursor
             job.startedAt = cursor.startedAt
             job.next = .nextPage(cursor.nextPage, job.restrict)
@@ -33,13 +37,15 @@ extension SyncStateMachine {
     ///
     /// - Returns: whether the delta is finished.
     mutating func deltaPage(
-        _ page: BookmarkPage, job: inout Job, metadata: inout BookmarkIndexMetadata,
+        _ page: BookmarkPage, job: inout Job, metadata: inout BookmarkIndexMetadata, record: inout ListSyncRecord,
         index: BookmarkIndexState, now: Date, changes: inout [BookmarkChange]
     ) -> Bool {
         let restrict = job.restrict
         guard var delta = job.delta else { preconditionFailure("a delta job always has its cursor") }
-        let tombstoned = metadata.unbookmarkedInApp
-        let recordedInApp = metadata.bookmarkedInApp
+        // This page's batch saves the delta's own position over any rejected one.
+        memory[restrict]?.cursorRejected = false
+        let tombstoned = record.unbookmarkedInApp
+        let recordedInApp = record.bookmarkedInApp
         // Known ground is a row a *complete* sync saw. Rows an interrupted delta wrote, or the
         // app recorded, since then are not: stopping at them could leave the works below them
         // (fetched by no one yet) out until the next full walk.
@@ -86,14 +92,14 @@ extension SyncStateMachine {
         }
         guard !sawKnown, let token = page.nextPage else {
             metadata.lastDeltaSync = now
-            forgetRecordings(&metadata, before: delta.startedAt)
-            memory[restrict]?.deltaCursor = nil
+            forgetRecordings(&record, before: delta.startedAt)
+            record.deltaCursor = nil
             return true
         }
         delta.nextPage = token
         job.delta = delta
         job.next = .nextPage(token, restrict)
-        memory[restrict]?.deltaCursor = delta
+        record.deltaCursor = delta
         return false
     }
 }

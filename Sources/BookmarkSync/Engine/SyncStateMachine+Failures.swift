@@ -28,12 +28,18 @@ extension SyncStateMachine {
         }
         guard error.isRetryable else {
             // A saved cursor that fails this way would fail again: the next sync starts over.
+            var changes: [BookmarkChange] = []
             if job.resumingCursor {
                 memory[restrict]?.cursorRejected = true
-                memory[restrict]?.deltaCursor = nil
+                if let index {
+                    var record = ListSyncRecord(index.metadata(for: restrict))
+                    record.fullSyncCursor = nil
+                    record.deltaCursor = nil
+                    changes.append(.setMetadata(record.stored(in: index.metadata(for: restrict)), for: restrict))
+                }
             }
             fail(restrict, error)
-            return []
+            return changes
         }
         if error.code == .tokenRefreshed {
             // The request goes again as soon as the budget allows; a fresh token refused too
@@ -67,16 +73,37 @@ extension SyncStateMachine {
         let serverWait = retryAfter ?? 0
         guard failures >= configuration.failuresBeforePause || (serverWait > 0 && serverWait >= configuration.pauseDuration) else {
             replaceRunningJob(job)
-            return []
+            return error.code == .rateLimited ? pacingChanges(index: index) : []
         }
         let until = now + min(max(configuration.pauseDuration, resumeAt.timeIntervalSince(now)), configuration.maximumPause)
         lists[restrict] = .paused(until: until, reason: error)
         memory[restrict]?.consecutiveFailures = 0
         // Nothing of this list runs during the pause, not even a refresh asked for behind it.
         waitingOrder.removeAll { $0 == restrict }
-        guard var metadata = index?.metadata(for: restrict) else { return [] }
-        metadata.pause = ListPause(until: until, code: error.code.description, message: error.message)
-        return [.setMetadata(metadata, for: restrict)]
+        guard let index else { return [] }
+        var record = ListSyncRecord(index.metadata(for: restrict))
+        record.pause = ListPause(until: until, code: error.code.description, message: error.message)
+        record.pacing = budget.isLearning ? budget.learned : nil
+        var changes = [BookmarkChange.setMetadata(record.stored(in: index.metadata(for: restrict)), for: restrict)]
+        if error.code == .rateLimited {
+            changes += pacingChanges(index: index).filter {
+                if case .setMetadata(_, let list) = $0 { return list != restrict }
+                return true
+            }
+        }
+        return changes
+    }
+
+    /// Both lists' records with the account's learned pacing, so that a relaunch during the
+    /// cooldown waits it out and one after it starts at the learned rate.
+    private func pacingChanges(index: BookmarkIndexState?) -> [BookmarkChange] {
+        guard let index else { return [] }
+        return Restrict.allCases.map { restrict in
+            let metadata = index.metadata(for: restrict)
+            var record = ListSyncRecord(metadata)
+            record.pacing = budget.learned
+            return .setMetadata(record.stored(in: metadata), for: restrict)
+        }
     }
 
     /// Writing a page's batch failed: the sync ends (its saved cursor is where it was).

@@ -7,9 +7,9 @@ extension SyncStateMachine {
     /// A new walk places its rows above every row present when it began, in page order: the
     /// pages walked so far are on top, as on Pixiv, and the rows it has not reached yet keep
     /// their old order below them, at every moment of the walk, paused or not.
-    mutating func startWalk(_ job: inout Job, metadata: BookmarkIndexMetadata, index: BookmarkIndexState, now: Date) {
+    mutating func startWalk(_ job: inout Job, record: ListSyncRecord, index: BookmarkIndexState, now: Date) {
         job.needsTotal = true
-        if let cursor = metadata.fullSyncCursor {
+        if let cursor = record.fullSyncCursor {
             job.walk = cursor
             job.pagesFetched = cursor.pagesFetched
             job.next = .nextPage(cursor.nextPage, job.restrict)
@@ -18,7 +18,7 @@ extension SyncStateMachine {
             let first = ServerOrder.deltaOrder(index: 0, above: index.serverOrderBounds(in: job.restrict)?.newest)
             job.walk = FullSyncCursor(
                 nextPage: "", startedAt: now, pagesFetched: 0,
-                nextServerOrder: first, firstServerOrder: first
+                nextServerOrder: first, firstServerOrder: first, placesRowsAbove: true
             )
             job.next = .firstPage(job.restrict)
         }
@@ -29,14 +29,14 @@ extension SyncStateMachine {
     ///
     /// - Returns: whether the walk is finished.
     mutating func walkPage(
-        _ page: BookmarkPage, job: inout Job, metadata: inout BookmarkIndexMetadata,
+        _ page: BookmarkPage, job: inout Job, metadata: inout BookmarkIndexMetadata, record: inout ListSyncRecord,
         index: BookmarkIndexState, now: Date, changes: inout [BookmarkChange]
     ) -> Bool {
         let restrict = job.restrict
         guard var walk = job.walk else { preconditionFailure("a full job always has a walk") }
         // This page's batch saves the walk's own cursor over any rejected one.
         memory[restrict]?.cursorRejected = false
-        let tombstoned = metadata.unbookmarkedInApp
+        let tombstoned = record.unbookmarkedInApp
         var seen = Set<Int>()
         for illust in page.illusts {
             let key = BookmarkKey(illustID: illust.id, restrict: restrict)
@@ -52,29 +52,37 @@ extension SyncStateMachine {
         walk.pagesFetched = job.pagesFetched
         if let token = page.nextPage {
             walk.nextPage = token
-            metadata.fullSyncCursor = walk
+            record.fullSyncCursor = walk
             job.next = .nextPage(token, restrict)
             job.walk = walk
             return false
         }
-        for row in index.allBookmarks(in: restrict) where isPrunable(row, walk: walk, seenOnLastPage: seen) {
+        for row in index.allBookmarks(in: restrict)
+        where isPrunable(row, walk: walk, seenOnLastPage: seen, recordedInApp: record.bookmarkedInApp) {
             changes.append(.remove(row.key))
         }
-        metadata.fullSyncCursor = nil
+        record.fullSyncCursor = nil
         metadata.lastFullSync = now
-        metadata.unbookmarkedInApp = metadata.unbookmarkedInApp.filter { $0.value >= walk.startedAt }
-        forgetRecordings(&metadata, before: walk.startedAt)
+        record.unbookmarkedInApp = record.unbookmarkedInApp.filter { $0.value >= walk.startedAt }
+        forgetRecordings(&record, before: walk.startedAt)
         // A complete walk supersedes an interrupted delta.
-        memory[restrict]?.deltaCursor = nil
+        record.deltaCursor = nil
         return true
     }
 
-    /// Whether a walk that just completed did not see `row`: it is outside the orders the walk
-    /// gave (every row the walk wrote is in `nextServerOrder < order ≤ firstServerOrder`,
-    /// whatever the clock did meanwhile) and was not seen, or written by the app, since the
-    /// walk began.
-    private func isPrunable(_ row: IndexedBookmark, walk: FullSyncCursor, seenOnLastPage: Set<Int>) -> Bool {
-        guard row.lastSeenAt < walk.startedAt, !seenOnLastPage.contains(row.illust.id) else { return false }
+    /// Whether a walk that just completed did not see `row`, and nobody put it there since.
+    ///
+    /// A walk of this version places its rows above every row present when it began: a row
+    /// below its orders is one it did not see, a row above them one the app recorded while it
+    /// ran, whatever the clock did meanwhile. Walks begun by earlier versions placed theirs
+    /// below the oldest: there a row outside the walk's orders is pruned when it was not seen,
+    /// or written by the app, since the walk began.
+    private func isPrunable(_ row: IndexedBookmark, walk: FullSyncCursor, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
+        guard !seenOnLastPage.contains(row.illust.id), recordedInApp[row.illust.id] == nil else { return false }
+        if walk.placesRowsAbove {
+            return row.serverOrder <= walk.nextServerOrder
+        }
+        guard row.lastSeenAt < walk.startedAt else { return false }
         guard let first = walk.firstServerOrder else { return true }
         return !(walk.nextServerOrder < row.serverOrder && row.serverOrder <= first)
     }

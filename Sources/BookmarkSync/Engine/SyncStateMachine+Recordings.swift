@@ -7,9 +7,10 @@ extension SyncStateMachine {
     /// ground a sync confirmed) and lifting any tombstone.
     func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
         let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-        var metadata = index.metadata(for: restrict)
-        metadata.unbookmarkedInApp[illust.id] = nil
-        metadata.bookmarkedInApp[illust.id] = now
+        let metadata = index.metadata(for: restrict)
+        var record = ListSyncRecord(metadata)
+        record.unbookmarkedInApp[illust.id] = nil
+        record.bookmarkedInApp[illust.id] = now
         let existing = index.bookmark(for: key)
         let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
         return [
@@ -17,7 +18,7 @@ extension SyncStateMachine {
                 illust: illust, restrict: restrict, serverOrder: order,
                 firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
             )),
-            .setMetadata(metadata, for: restrict),
+            .setMetadata(record.stored(in: metadata), for: restrict),
         ]
     }
 
@@ -25,26 +26,27 @@ extension SyncStateMachine {
     /// metadata so a page fetched around now cannot re-add it for
     /// ``SyncConfiguration/tombstoneLifetime``.
     func recordUnbookmark(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
-        var metadata = index.metadata(for: key.restrict)
-        dropExpiredTombstones(&metadata, now: now)
-        metadata.unbookmarkedInApp[key.illustID] = now
-        metadata.bookmarkedInApp[key.illustID] = nil
-        return [.remove(key), .setMetadata(metadata, for: key.restrict)]
+        let metadata = index.metadata(for: key.restrict)
+        var record = ListSyncRecord(metadata)
+        dropExpiredTombstones(&record, now: now)
+        record.unbookmarkedInApp[key.illustID] = now
+        record.bookmarkedInApp[key.illustID] = nil
+        return [.remove(key), .setMetadata(record.stored(in: metadata), for: key.restrict)]
     }
 
     /// Whether `key` is under a live tombstone in `index`.
     func isTombstoned(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> Bool {
-        guard let createdAt = index.metadata(for: key.restrict).unbookmarkedInApp[key.illustID] else { return false }
+        guard let createdAt = ListSyncRecord(index.metadata(for: key.restrict)).unbookmarkedInApp[key.illustID] else { return false }
         return now < createdAt + configuration.tombstoneLifetime
     }
 
     /// A complete sync that began at `start` confirmed the bookmarks recorded before it;
     /// those recorded while it ran stay unconfirmed.
-    func forgetRecordings(_ metadata: inout BookmarkIndexMetadata, before start: Date) {
-        metadata.bookmarkedInApp = metadata.bookmarkedInApp.filter { $0.value >= start }
+    func forgetRecordings(_ record: inout ListSyncRecord, before start: Date) {
+        record.bookmarkedInApp = record.bookmarkedInApp.filter { $0.value >= start }
     }
 
-    func dropExpiredTombstones(_ metadata: inout BookmarkIndexMetadata, now: Date) {
-        metadata.unbookmarkedInApp = metadata.unbookmarkedInApp.filter { now < $0.value + configuration.tombstoneLifetime }
+    func dropExpiredTombstones(_ record: inout ListSyncRecord, now: Date) {
+        record.unbookmarkedInApp = record.unbookmarkedInApp.filter { now < $0.value + configuration.tombstoneLifetime }
     }
 }

@@ -36,7 +36,7 @@ extension SyncStateMachine {
             return .failed(failure)
         case .idle, .paused:
             let metadata = index.metadata(for: restrict)
-            if let pause = metadata.pause, now < pause.until {
+            if let pause = ListSyncRecord(metadata).pause, now < pause.until {
                 return .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
             }
             return .idle(lastFullSync: metadata.lastFullSync, lastDeltaSync: metadata.lastDeltaSync)

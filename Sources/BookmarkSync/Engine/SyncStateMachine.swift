@@ -108,8 +108,6 @@ struct SyncStateMachine: Sendable {
         /// The saved cursor failed in a way retrying will not fix (another host, a bad token):
         /// the next full walk starts over instead of resuming it.
         var cursorRejected = false
-        /// Where an interrupted delta goes on.
-        var deltaCursor: DeltaCursor?
         /// Answers since the last success that were a refreshed token's.
         var consecutiveTokenRefreshes = 0
     }
@@ -152,7 +150,7 @@ struct SyncStateMachine: Sendable {
         guard isEnabled else { return .disabled }
         restoreBudget(from: index, now: now)
         // A pause recorded in the index (by this process or one before it) holds too.
-        if case .idle? = lists[restrict], let pause = index.metadata(for: restrict).pause, now < pause.until {
+        if case .idle? = lists[restrict], let pause = ListSyncRecord(index.metadata(for: restrict)).pause, now < pause.until {
             lists[restrict] = .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
         }
         switch lists[restrict] ?? .idle {
@@ -213,19 +211,22 @@ struct SyncStateMachine: Sendable {
     /// than the maximum age; else delta, unless within the cooldown. Manual: full, unless a
     /// full sync finished within the refresh cooldown.
     func plan(_ intent: Intent, metadata: BookmarkIndexMetadata, now: Date, restrict: Restrict) -> Plan {
+        let record = ListSyncRecord(metadata)
+        let cursorRejected = memory[restrict]?.cursorRejected == true
+        let walkCursor = cursorRejected ? nil : record.fullSyncCursor
         switch intent {
         case .manual:
-            if metadata.fullSyncCursor == nil, let last = metadata.lastFullSync,
+            if walkCursor == nil, let last = metadata.lastFullSync,
                now < last + configuration.refreshCooldown {
                 return .tooSoon(until: last + configuration.refreshCooldown)
             }
             return .run(.full)
         case .auto:
-            guard metadata.fullSyncCursor == nil, let lastFull = metadata.lastFullSync,
+            guard walkCursor == nil, let lastFull = metadata.lastFullSync,
                   now.timeIntervalSince(lastFull) <= configuration.fullSyncMaxAge
             else { return .run(.full) }
             // An interrupted delta goes on, whenever it is asked for.
-            if memory[restrict]?.deltaCursor != nil { return .run(.delta) }
+            if record.deltaCursor != nil, !cursorRejected { return .run(.delta) }
             let lastSync = max(lastFull, metadata.lastDeltaSync ?? lastFull)
             if now < lastSync + configuration.deltaCooldown {
                 return .tooSoon(until: lastSync + configuration.deltaCooldown)
@@ -234,10 +235,16 @@ struct SyncStateMachine: Sendable {
         }
     }
 
-    /// Takes back, once, the pacing an earlier process learned and kept in the index.
+    /// Takes back, once, the pacing an earlier process learned and kept in the index: a
+    /// relaunch during a cooldown waits it out, and one after a trip starts at the learned rate.
     mutating func restoreBudget(from index: BookmarkIndexState, now: Date) {
         guard !budgetRestored else { return }
         budgetRestored = true
+        // Both lists carry the account's pacing; the most recent record wins.
+        let learned = Restrict.allCases.compactMap { ListSyncRecord(index.metadata(for: $0)).pacing }
+        if let latest = learned.max(by: { ($0.lastTrip ?? .distantPast) < ($1.lastTrip ?? .distantPast) }) {
+            budget.restore(latest, now: now)
+        }
     }
 
     // MARK: Driving the request stream
@@ -304,19 +311,20 @@ struct SyncStateMachine: Sendable {
     /// Sets up `queued` to run now: its mode, where it starts, and what it resumes; `nil` when
     /// it cannot run now (paused, or synced too recently meanwhile).
     private mutating func start(_ queued: Job, index: BookmarkIndexState, now: Date) -> Job? {
-        var metadata = index.metadata(for: queued.restrict)
+        let metadata = index.metadata(for: queued.restrict)
+        var record = ListSyncRecord(metadata)
         if memory[queued.restrict]?.cursorRejected == true {
-            metadata.fullSyncCursor = nil
-            memory[queued.restrict]?.deltaCursor = nil
+            record.fullSyncCursor = nil
+            record.deltaCursor = nil
         }
-        if let pause = metadata.pause, now < pause.until { return nil }
+        if let pause = record.pause, now < pause.until { return nil }
         guard case .run(let mode) = plan(queued.intent, metadata: metadata, now: now, restrict: queued.restrict) else { return nil }
         var job = queued
         job.mode = mode
         job.startedAt = now
         switch mode {
-        case .delta: startDelta(&job, metadata: metadata, index: index, now: now)
-        case .full: startWalk(&job, metadata: metadata, index: index, now: now)
+        case .delta: startDelta(&job, record: record, index: index, now: now)
+        case .full: startWalk(&job, record: record, index: index, now: now)
         }
         return job
     }
@@ -365,15 +373,17 @@ struct SyncStateMachine: Sendable {
         job.pagesFetched += 1
         job.resumingCursor = false
         var metadata = index.metadata(for: restrict)
-        metadata.pause = nil
-        dropExpiredTombstones(&metadata, now: now)
+        var record = ListSyncRecord(metadata)
+        record.pause = nil
+        record.pacing = budget.isLearning ? budget.learned : nil
+        dropExpiredTombstones(&record, now: now)
         var changes: [BookmarkChange] = []
         let finished: Bool
         switch job.mode {
-        case .delta: finished = deltaPage(page, job: &job, metadata: &metadata, index: index, now: now, changes: &changes)
-        case .full: finished = walkPage(page, job: &job, metadata: &metadata, index: index, now: now, changes: &changes)
+        case .delta: finished = deltaPage(page, job: &job, metadata: &metadata, record: &record, index: index, now: now, changes: &changes)
+        case .full: finished = walkPage(page, job: &job, metadata: &metadata, record: &record, index: index, now: now, changes: &changes)
         }
-        changes.append(.setMetadata(metadata, for: restrict))
+        changes.append(.setMetadata(record.stored(in: metadata), for: restrict))
         if finished {
             finishJob(job)
         } else {

@@ -58,9 +58,10 @@ struct JournalCodecTests {
     }
 
     @Test func everyChangeKindRoundTrips() throws {
+        let record = #"{"cursor":{"next":"https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&max_bookmark_id=99","order":-9223372036854775807,"pages":4,"started":-1.5},"note":"夏 \"空\" ✨"}"#
         let metadata = BookmarkIndexMetadata(
             lastFullSync: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), lastDeltaSync: nil,
-            fullSyncCursor: FullSyncCursor(nextPage: "https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&restrict=public&max_bookmark_id=99", startedAt: Date(timeIntervalSinceReferenceDate: -1.5), pagesFetched: 4, nextServerOrder: Int64.min + 1, firstServerOrder: -7)
+            syncState: try VersionedPayload(version: 2, json: Data(record.utf8))
         )
         let changes: [BookmarkChange] = [
             .upsert(row(Int.max, tags: ["a=b", "c"], order: Int64.max, vanished: .myPixivOnly)),
@@ -69,29 +70,25 @@ struct JournalCodecTests {
             .removeAll(.public),
             .setMetadata(metadata, for: .private),
             .setMetadata(BookmarkIndexMetadata(), for: .public),
-            // A cursor saved before firstServerOrder existed reads back without it.
-            .setMetadata(BookmarkIndexMetadata(fullSyncCursor: FullSyncCursor(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 3), pagesFetched: 1, nextServerOrder: -31)), for: .public),
-            // The engine's in-app records (tombstones and recorded bookmarks).
-            .setMetadata(BookmarkIndexMetadata(
-                unbookmarkedInApp: [40: Date(timeIntervalSinceReferenceDate: 1.25), Int.max: Date(timeIntervalSinceReferenceDate: -3)],
-                bookmarkedInApp: [7: Date(timeIntervalSinceReferenceDate: 800_000_000.5)]
-            ), for: .private),
-            // A pause the engine recorded.
-            .setMetadata(BookmarkIndexMetadata(pause: ListPause(until: Date(timeIntervalSinceReferenceDate: 9.5), code: "rateLimited", message: "429 \"slow\" down")), for: .public),
+            // The sync engine's record of a list, kept as it is: any JSON value, and marked stale.
+            .setMetadata(BookmarkIndexMetadata(syncState: try VersionedPayload(version: 7, json: Data(" [1, {\"a\": null}] ".utf8), isStale: true)), for: .public),
         ]
         #expect(try roundTrip(changes) == changes)
     }
 
-    @Test func inAppRecordsAreWrittenOnlyWhenThereAreSomeAndMalformedOnesAreErrors() throws {
+    @Test func aPayloadIsKeptAsItsWriterWroteItAndMustBeOneJSONValueOnOneLine() throws {
         var writer = JSONWriter()
-        JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(), for: .public), to: &writer)
-        #expect(!String(decoding: writer.bytes, as: UTF8.self).contains("bookmarked"))
+        let json = #"{"b":[1,2.5],"a":"x"}"#
+        JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(syncState: try VersionedPayload(version: 3, json: Data(json.utf8))), for: .public), to: &writer)
+        #expect(String(decoding: writer.bytes, as: UTF8.self).contains(#""sync":{"v":3,"state":{"b":[1,2.5],"a":"x"}}"#))
         writer = JSONWriter()
-        JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(unbookmarkedInApp: [9: Date(timeIntervalSinceReferenceDate: 2), 3: Date(timeIntervalSinceReferenceDate: 1)]), for: .public), to: &writer)
-        #expect(String(decoding: writer.bytes, as: UTF8.self).contains(#""unbookmarked":[[3,1],[9,2]]"#))
-
-        for bad in [#"[[3]]"#, #"[[3,1,2]]"#, #"[["3",1]]"#, #"[3]"#] {
-            let line = #"{"op":"metadata","restrict":"public","metadata":{"schema":1,"lastFull":null,"lastDelta":null,"cursor":null,"unbookmarked":"# + bad + "}}"
+        JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(), for: .public), to: &writer)
+        #expect(!String(decoding: writer.bytes, as: UTF8.self).contains("sync"), "no record, no key")
+        for bad in ["", "{", #"{"a":1} 2"#, "{\"a\":\n1}", "nul"] {
+            #expect(throws: BookmarkIndexError.self, "\(bad)") { try VersionedPayload(version: 1, json: Data(bad.utf8)) }
+        }
+        for bad in [#"{"v":1}"#, #"{"state":{}}"#, #"{"v":"1","state":{}}"#, #"{"v":1,"state":{"a":}}"#] {
+            let line = #"{"op":"metadata","restrict":"public","metadata":{"schema":3,"lastFull":null,"lastDelta":null,"sync":"# + bad + "}}"
             #expect(throws: (any Error).self, "\(bad)") {
                 try Array(line.utf8).withUnsafeBytes { bytes in
                     var reader = JSONReader(bytes)
@@ -99,25 +96,8 @@ struct JournalCodecTests {
                 }
             }
         }
-        // A number too large for a Double reads as no date at all, not as infinity (which could
-        // never be written back).
-        for field in [#""lastFull":1e999"#, #""unbookmarked":[[5,1e999]]"#, #""lastDelta":-1e400"#] {
-            let line = #"{"op":"metadata","restrict":"public","metadata":{"schema":1,"cursor":null,"# + field + "}}"
-            #expect(throws: JSONReadError.self, "\(field)") {
-                try Array(line.utf8).withUnsafeBytes { bytes in
-                    var reader = JSONReader(bytes)
-                    _ = try JournalCodec.decodeChange(&reader)
-                }
-            }
-        }
-        // Foundation's coding of metadata written before the records existed still decodes.
-        let old = #"{"schemaVersion":1,"lastFullSync":3}"#
-        let decoded = try JSONDecoder().decode(BookmarkIndexMetadata.self, from: Data(old.utf8))
-        #expect(decoded == BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSinceReferenceDate: 3), schemaVersion: 1))
     }
 
-    /// Schema 2's fields: `illust.vanished` and `vanishedAt`, each written only for a vanished
-    /// work that has one; every reason reads back as itself; an unknown reason is an error.
     @Test func vanishedFieldsAreWrittenOnlyForVanishedWorksAndRoundTrip() throws {
         func text(_ change: BookmarkChange) -> String {
             var writer = JSONWriter()

@@ -173,7 +173,7 @@ struct JournalMigrationTests {
     /// whole store schema-1 code wrote).
     @Test func theProductionStepFromSchema1RecordsWhyInvisibleRowsVanished() throws {
         let step = try #require(JournalMigrationPlan.production.steps.first { $0.from == 1 })
-        #expect(JournalMigrationPlan.production.currentVersion == 2 && JournalMigrationPlan.production.steps.count == 1)
+        #expect(JournalMigrationPlan.production.currentVersion == 3 && JournalMigrationPlan.production.steps.map(\.from) == [1, 2])
         func parsed(_ json: String) throws -> JournalValue {
             try Array(json.utf8).withUnsafeBytes { bytes in
                 var reader = JSONReader(bytes)
@@ -197,6 +197,30 @@ struct JournalMigrationTests {
         #expect(try migrated(metadata) == (try parsed(metadata)), "other records pass unchanged, the metadata's schema too")
         #expect(throws: (any Error).self) { try migrated(#"{"op":"upsert","illust":{"id":5,"visible":"no"}}"#) }
         #expect(throws: (any Error).self) { try migrated(#"{"op":"upsert","restrict":"public"}"#) }
+    }
+
+    /// The production step from schema 2: a metadata record's sync parts move, as they are,
+    /// into the engine's opaque record at version 1; nothing else changes.
+    @Test func theProductionStepFromSchema2MovesTheSyncPartsIntoTheEnginesRecord() throws {
+        let step = try #require(JournalMigrationPlan.production.steps.first { $0.from == 2 })
+        func value(_ json: String) throws -> JournalValue {
+            try Array(json.utf8).withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                return try JournalValue.read(&reader)
+            }
+        }
+        var record = try value(#"{"op":"metadata","restrict":"private","metadata":{"schema":1,"lastFull":5.5,"lastDelta":null,"cursor":{"next":"n","started":1,"pages":2,"order":-31,"first":-1},"unbookmarked":[[7,3.25]],"pause":{"until":9,"code":"server","message":"502"}}}"#)
+        try step.transform(&record)
+        #expect(record == (try value(#"{"op":"metadata","restrict":"private","metadata":{"schema":1,"lastFull":5.5,"lastDelta":null,"sync":{"v":1,"state":{"cursor":{"next":"n","started":1,"pages":2,"order":-31,"first":-1},"unbookmarked":[[7,3.25]],"pause":{"until":9,"code":"server","message":"502"}}}}}"#)))
+        var bare = try value(#"{"op":"metadata","restrict":"public","metadata":{"schema":1,"lastFull":null,"lastDelta":null,"cursor":null}}"#)
+        try step.transform(&bare)
+        #expect(bare == (try value(#"{"op":"metadata","restrict":"public","metadata":{"schema":1,"lastFull":null,"lastDelta":null}}"#)), "no sync parts, no record")
+        let upsert = #"{"op":"upsert","restrict":"public","order":1,"first":0,"seen":0,"illust":{"id":5,"vanished":"deleted"}}"#
+        var untouched = try value(upsert)
+        try step.transform(&untouched)
+        #expect(untouched == (try value(upsert)))
+        var broken = try value(#"{"op":"metadata","restrict":"public","metadata":3}"#)
+        #expect(throws: (any Error).self) { try step.transform(&broken) }
     }
 
     @Test func aReadOnlyOpenMigratesInMemoryOnly() throws {

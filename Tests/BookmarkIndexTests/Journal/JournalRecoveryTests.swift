@@ -127,7 +127,7 @@ struct JournalRecoveryTests {
             for index in 0..<4 { try journal.append(generatedBatch(first: index * 10, count: 3)) }
             try journal.append([.setMetadata(BookmarkIndexMetadata(
                 lastFullSync: Date(timeIntervalSinceReferenceDate: 5),
-                unbookmarkedInApp: [77: Date(timeIntervalSinceReferenceDate: 6)], bookmarkedInApp: [3: Date(timeIntervalSinceReferenceDate: 7)]
+                syncState: try VersionedPayload(version: 2, json: Data(#"{"unbookmarked":[[77,6]]}"#.utf8))
             ), for: .public)])
             try journal.close()
         }
@@ -137,9 +137,10 @@ struct JournalRecoveryTests {
         let journal = try JournalStorage(directory: directory.url, options: journalOptions(salvage: true))
         let state = try journal.load()
         #expect(state.count(in: .public) == 9)
-        // The sync times go; what the app recorded (a tombstone, its own bookmark) stays.
+        // The sync times go; the engine's record stays, marked stale (its cursor may no longer
+        // hold; what the app recorded, a tombstone, still does).
         #expect(state.metadata(for: .public) == BookmarkIndexMetadata(
-            unbookmarkedInApp: [77: Date(timeIntervalSinceReferenceDate: 6)], bookmarkedInApp: [3: Date(timeIntervalSinceReferenceDate: 7)]
+            syncState: try VersionedPayload(version: 2, json: Data(#"{"unbookmarked":[[77,6]]}"#.utf8), isStale: true)
         ))
         #expect(state.metadata(for: .private) == BookmarkIndexMetadata())
     }

@@ -36,7 +36,7 @@ struct Schema1MigrationTests {
         var options = journalOptions(fileSystem: fileSystem)
         options.snapshotMinimumBytes = 0
         options.readOnly = readOnly
-        #expect(options.migrations.currentVersion == 2)
+        #expect(options.migrations.currentVersion == 3)
         return options
     }
 
@@ -55,7 +55,7 @@ struct Schema1MigrationTests {
             let rows = state.allBookmarks(in: restrict)
             #expect(rows.count == list.count && list.rows.count == list.count, "\(restrict): \(comment)", sourceLocation: sourceLocation)
             #expect(rows.map(ExpectedList.Row.init) == list.rows, "\(restrict) rows: \(comment)", sourceLocation: sourceLocation)
-            #expect(ExpectedList.Metadata(state.metadata(for: restrict)) == list.metadata, "\(restrict) metadata: \(comment)", sourceLocation: sourceLocation)
+            #expect(try ExpectedList.Metadata(state.metadata(for: restrict)) == list.metadata, "\(restrict) metadata: \(comment)", sourceLocation: sourceLocation)
             let invisible = rows.filter { !$0.illust.isVisible }
             #expect(invisible.count == list.invisibleCount, sourceLocation: sourceLocation)
             #expect(invisible.allSatisfy { $0.illust.vanishReason == .unknown && $0.vanishedAt == nil },
@@ -87,12 +87,12 @@ struct Schema1MigrationTests {
 
         // The journal on disk is schema 2, with a new snapshot of its own.
         let migrated = directory.journalBytes()
-        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":2"#) == true)
+        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":3"#) == true)
         #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
         let snapshot = try #require(snapshotBytes(directory))
         #expect(snapshot != Self.originalSnapshot)
         let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage
-        #expect(coverage.schemaVersion == 2 && coverage.length == migrated.count)
+        #expect(coverage.schemaVersion == 3 && coverage.length == migrated.count)
 
         // It opens without migrating, from the new snapshot, with every value intact.
         let reopened = try JournalStorage(directory: directory.url, options: options())
@@ -102,7 +102,7 @@ struct Schema1MigrationTests {
         try reopened.close()
 
         let report = try JournalStorage.verify(directory: directory.url)
-        #expect(report.isHealthy && report.schemaVersion == 2)
+        #expect(report.isHealthy && report.schemaVersion == 3)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
         #expect(report.snapshot?.notUsedBecause == nil && report.snapshot?.agreesWithJournal == true)
     }
@@ -175,7 +175,7 @@ struct Schema1MigrationTests {
             let onDisk = directory.journalBytes()
             let isOld = onDisk == Self.original
             let header = String(decoding: onDisk.prefix { $0 != 0x0A }, as: UTF8.self)
-            #expect(isOld || header.contains(#""schema":2"#), "crash at step \(step): neither the old nor a new journal")
+            #expect(isOld || header.contains(#""schema":3"#), "crash at step \(step): neither the old nor a new journal")
             outcomes.insert(isOld ? "old" : "new")
             for open in 1...2 {
                 let journal = try JournalStorage(directory: directory.url, options: options())
@@ -281,14 +281,40 @@ struct ExpectedList: Decodable {
         var bookmarkedInApp: [String: Double]
         var pause: Pause?
 
-        init(_ metadata: BookmarkIndexMetadata) {
+        /// The metadata as migrated: the sync parts are in the engine's record, version 1, moved
+        /// there as schema 2 wrote them (dates as seconds since the reference date).
+        init(_ metadata: BookmarkIndexMetadata) throws {
             lastFullSync = metadata.lastFullSync?.timeIntervalSince1970
             lastDeltaSync = metadata.lastDeltaSync?.timeIntervalSince1970
-            fullSyncCursor = metadata.fullSyncCursor.map(Cursor.init)
             schemaVersion = metadata.schemaVersion
-            unbookmarkedInApp = Dictionary(uniqueKeysWithValues: metadata.unbookmarkedInApp.map { (String($0.key), $0.value.timeIntervalSince1970) })
-            bookmarkedInApp = Dictionary(uniqueKeysWithValues: metadata.bookmarkedInApp.map { (String($0.key), $0.value.timeIntervalSince1970) })
-            pause = metadata.pause.map(Pause.init)
+            var state: [String: Any] = [:]
+            if let payload = metadata.syncState {
+                #expect(payload.version == 1 && !payload.isStale)
+                state = try #require(try JSONSerialization.jsonObject(with: payload.json) as? [String: Any])
+            }
+            func date(_ value: Any?) -> Double? {
+                (value as? NSNumber).map { Date(timeIntervalSinceReferenceDate: $0.doubleValue).timeIntervalSince1970 }
+            }
+            func records(_ key: String) -> [String: Double] {
+                var result: [String: Double] = [:]
+                for pair in state[key] as? [[NSNumber]] ?? [] where pair.count == 2 {
+                    result[String(pair[0].intValue)] = date(pair[1])
+                }
+                return result
+            }
+            if let cursor = state["cursor"] as? [String: Any] {
+                fullSyncCursor = Cursor(
+                    nextPage: cursor["next"] as? String ?? "", startedAt: date(cursor["started"]) ?? .nan,
+                    pagesFetched: (cursor["pages"] as? NSNumber)?.intValue ?? -1,
+                    nextServerOrder: (cursor["order"] as? NSNumber)?.int64Value ?? 0,
+                    firstServerOrder: (cursor["first"] as? NSNumber)?.int64Value
+                )
+            }
+            unbookmarkedInApp = records("unbookmarked")
+            bookmarkedInApp = records("bookmarked")
+            if let pause = state["pause"] as? [String: Any] {
+                self.pause = Pause(until: date(pause["until"]) ?? .nan, code: pause["code"] as? String ?? "", message: pause["message"] as? String ?? "")
+            }
         }
     }
 
@@ -298,25 +324,11 @@ struct ExpectedList: Decodable {
         var pagesFetched: Int
         var nextServerOrder: Int64
         var firstServerOrder: Int64?
-
-        init(_ cursor: FullSyncCursor) {
-            nextPage = cursor.nextPage
-            startedAt = cursor.startedAt.timeIntervalSince1970
-            pagesFetched = cursor.pagesFetched
-            nextServerOrder = cursor.nextServerOrder
-            firstServerOrder = cursor.firstServerOrder
-        }
     }
 
     struct Pause: Decodable, Equatable {
         var until: Double
         var code: String
         var message: String
-
-        init(_ pause: ListPause) {
-            until = pause.until.timeIntervalSince1970
-            code = pause.code
-            message = pause.message
-        }
     }
 }

@@ -1,0 +1,53 @@
+import BookmarkIndex
+import Foundation
+
+/// The saved position of a full walk, so it resumes after a failure or a restart instead of
+/// starting over. Kept in the list's ``ListSyncRecord``.
+public struct FullSyncCursor: Sendable, Hashable {
+    /// The source's token for the next page to fetch (for Pixiv, the `next_url` as given).
+    public var nextPage: String
+    /// When the walk began.
+    public var startedAt: Date
+    /// Pages fetched so far.
+    public var pagesFetched: Int
+    /// The ``IndexedBookmark/serverOrder`` the next row of the walk gets.
+    public var nextServerOrder: Int64
+    /// The order the walk's first row got: every row the walk writes is at or below it, down to
+    /// ``nextServerOrder`` (exclusive); `nil` in cursors saved before it was recorded.
+    public var firstServerOrder: Int64?
+    /// Whether the walk places its rows above every row present when it began (walks begun by
+    /// this version), so that rows below its orders are the ones it has not seen; `false` for
+    /// walks begun by earlier versions, which placed them below the oldest.
+    public var placesRowsAbove: Bool
+
+    /// Creates a cursor.
+    public init(
+        nextPage: String, startedAt: Date, pagesFetched: Int, nextServerOrder: Int64,
+        firstServerOrder: Int64? = nil, placesRowsAbove: Bool = false
+    ) {
+        self.nextPage = nextPage
+        self.startedAt = startedAt
+        self.pagesFetched = pagesFetched
+        self.nextServerOrder = nextServerOrder
+        self.firstServerOrder = firstServerOrder
+        self.placesRowsAbove = placesRowsAbove
+    }
+}
+
+/// Until when a list's syncing is paused, and why, as the sync engine records it in the list's
+/// ``ListSyncRecord``, so that a process started during it waits it out.
+public struct ListPause: Sendable, Hashable {
+    /// When the pause ends.
+    public var until: Date
+    /// The code of the error that caused it (``BookmarkSyncError/Code``, by name).
+    public var code: String
+    /// What went wrong, as the error said.
+    public var message: String
+
+    /// Creates a pause record.
+    public init(until: Date, code: String, message: String) {
+        self.until = until
+        self.code = code
+        self.message = message
+    }
+}

@@ -1,0 +1,142 @@
+import BookmarkIndex
+import Foundation
+
+/// What the sync engine keeps of one list between runs: BookmarkSync's own record, which the
+/// index stores per list as opaque, versioned data (`BookmarkIndexMetadata.syncState`).
+///
+/// A full walk's cursor, an interrupted delta's position, the app's tombstones and recorded
+/// bookmarks, a pause, and the account's learned pacing (kept in both lists' records, so
+/// either restores it). Read it to show what a list's sync has saved
+/// (``init(_:)``); only the engine writes it.
+///
+/// Encoded as JSON with the journal's key names and dates as seconds since Foundation's
+/// reference date. Version 1 is what schema-2 journals held in the metadata itself (cursor,
+/// tombstones, in-app bookmarks, pause), moved here by the migration to schema 3; version 2
+/// adds the delta's position and the learned pacing.
+public struct ListSyncRecord: Sendable, Hashable {
+    /// The version this code writes.
+    public static let version = 2
+
+    /// Where an interrupted full walk resumes; `nil` when no walk is in progress.
+    public var fullSyncCursor: FullSyncCursor?
+    /// Where an interrupted delta goes on.
+    var deltaCursor: DeltaCursor?
+    /// Works the app unbookmarked, by illust ID, with when: the engine's tombstones.
+    public var unbookmarkedInApp: [Int: Date] = [:]
+    /// Works the app bookmarked since the list's last complete sync, by illust ID, with when.
+    public var bookmarkedInApp: [Int: Date] = [:]
+    /// A pause the engine put the list in, so a process started during it waits it out.
+    public var pause: ListPause?
+    /// The account's pacing as learned from rate-limit answers.
+    var pacing: LearnedPacing?
+
+    init() {}
+
+    /// The record kept in `metadata`; an empty one when there is none or it cannot be read (a
+    /// newer version's, or damaged): the engine then starts the list afresh, which is always
+    /// safe since the server is authoritative.
+    ///
+    /// A record the index marked stale (it lost rows since) keeps the app's tombstones and
+    /// bookmarks, but not the walk's cursor, the delta's position or the pause: the next syncs
+    /// start afresh.
+    public init(_ metadata: BookmarkIndexMetadata) {
+        guard let state = metadata.syncState, (1...Self.version).contains(state.version),
+              let decoded = try? JSONDecoder().decode(Coded.self, from: state.json) else { return }
+        self = decoded.record
+        if state.isStale {
+            fullSyncCursor = nil
+            deltaCursor = nil
+            pause = nil
+        }
+    }
+
+    /// `metadata` with this record in it.
+    func stored(in metadata: BookmarkIndexMetadata) -> BookmarkIndexMetadata {
+        var metadata = metadata
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Every field is a plain value, so encoding cannot fail.
+        let data = (try? encoder.encode(Coded(record: self))) ?? Data("{}".utf8)
+        // JSONEncoder writes one line of valid JSON, so the payload's check cannot fail.
+        metadata.syncState = data == Data("{}".utf8) ? nil : try? VersionedPayload(version: Self.version, json: data)
+        return metadata
+    }
+
+    /// The JSON shape, key by key.
+    private struct Coded: Codable {
+        var record: ListSyncRecord
+
+        init(record: ListSyncRecord) { self.record = record }
+
+        private enum Key: String, CodingKey {
+            case cursor, delta, unbookmarked, bookmarked, pause, pacing
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            record = ListSyncRecord()
+            record.fullSyncCursor = try container.decodeIfPresent(CursorCoding.self, forKey: .cursor)?.cursor
+            record.deltaCursor = try container.decodeIfPresent(DeltaCursor.self, forKey: .delta)
+            record.unbookmarkedInApp = try Self.records(container, .unbookmarked)
+            record.bookmarkedInApp = try Self.records(container, .bookmarked)
+            record.pause = try container.decodeIfPresent(PauseCoding.self, forKey: .pause)?.pause
+            record.pacing = try container.decodeIfPresent(LearnedPacing.self, forKey: .pacing)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encodeIfPresent(record.fullSyncCursor.map(CursorCoding.init), forKey: .cursor)
+            try container.encodeIfPresent(record.deltaCursor, forKey: .delta)
+            if !record.unbookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.unbookmarkedInApp), forKey: .unbookmarked) }
+            if !record.bookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.bookmarkedInApp), forKey: .bookmarked) }
+            try container.encodeIfPresent(record.pause.map(PauseCoding.init), forKey: .pause)
+            try container.encodeIfPresent(record.pacing, forKey: .pacing)
+        }
+
+        /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.
+        private static func pairs(_ records: [Int: Date]) -> [[Double]] {
+            records.keys.sorted().map { [Double($0), records[$0]!.timeIntervalSinceReferenceDate] }
+        }
+
+        private static func records(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> [Int: Date] {
+            guard let pairs = try container.decodeIfPresent([[Double]].self, forKey: key) else { return [:] }
+            var records: [Int: Date] = [:]
+            for pair in pairs where pair.count == 2 {
+                records[Int(pair[0])] = Date(timeIntervalSinceReferenceDate: pair[1])
+            }
+            return records
+        }
+    }
+
+    private struct CursorCoding: Codable {
+        var next: String
+        var started: Date
+        var pages: Int
+        var order: Int64
+        var first: Int64?
+        /// Version 2: the walk places its rows above the ones it has not seen.
+        var above: Bool?
+
+        init(_ cursor: FullSyncCursor) {
+            (next, started, pages, order, first) = (cursor.nextPage, cursor.startedAt, cursor.pagesFetched, cursor.nextServerOrder, cursor.firstServerOrder)
+            above = cursor.placesRowsAbove ? true : nil
+        }
+
+        var cursor: FullSyncCursor {
+            FullSyncCursor(
+                nextPage: next, startedAt: started, pagesFetched: pages, nextServerOrder: order,
+                firstServerOrder: first, placesRowsAbove: above ?? false
+            )
+        }
+    }
+
+    private struct PauseCoding: Codable {
+        var until: Date
+        var code: String
+        var message: String
+
+        init(_ pause: ListPause) { (until, code, message) = (pause.until, pause.code, pause.message) }
+
+        var pause: ListPause { ListPause(until: until, code: code, message: message) }
+    }
+}
