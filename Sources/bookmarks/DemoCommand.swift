@@ -17,36 +17,6 @@ let demoSpec = CommandSpec(
         """
 )
 
-/// A generated account as the simulator serves it.
-struct GeneratedAccount {
-    var seed: UInt64
-    var publicIllusts: [BookmarkedIllustSnapshot]
-    var privateIllusts: [BookmarkedIllustSnapshot]
-
-    /// The options that shape the account: `--seed`, `--public`, `--private`.
-    static let options = [
-        OptionSpec(name: "seed", kind: .value(placeholder: "N"), help: "Generate the account from seed N (default: 1)."),
-        OptionSpec(name: "public", kind: .value(placeholder: "N"), help: "Public bookmarks in the account (default: 3000)."),
-        OptionSpec(name: "private", kind: .value(placeholder: "N"), help: "Private bookmarks in the account (default: 600)."),
-    ]
-
-    init(seed: UInt64, publicCount: Int, privateCount: Int) {
-        self.seed = seed
-        let generator = SyntheticBookmarks()
-        publicIllusts = generator.illusts(count: publicCount, seed: seed, firstIllustID: 100_000_000)
-        privateIllusts = generator.illusts(count: privateCount, seed: seed &+ 0x5EED, firstIllustID: 80_000_000)
-    }
-
-    /// The account the options describe.
-    init(_ arguments: ParsedArguments) throws {
-        self.init(
-            seed: UInt64(try arguments.integer("seed", default: 1, in: 0...Int.max)),
-            publicCount: try arguments.integer("public", default: 3_000, in: 0...1_000_000),
-            privateCount: try arguments.integer("private", default: 600, in: 0...1_000_000)
-        )
-    }
-}
-
 func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     let directory = arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) }
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-demo-\(UUID().uuidString)", isDirectory: true)
@@ -76,7 +46,10 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     policy.deltaCooldown = 0
     let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), configuration: policy)
     print("Store: \(directory.path)")
-    print("Syncing both lists, one request at a time, \(Int(policy.minimumRequestSpacing * 1000)) ms apart" + (arguments.flag("fast") ? " (--fast)" : "") + ":")
+    print(
+        "Syncing both lists, one request at a time: a burst of \(policy.requestBurst) at \(Int(policy.minimumRequestSpacing * 1000)) ms apart, "
+            + "then one every \(policy.sustainedRequestInterval) s" + (arguments.flag("fast") ? " (--fast)" : " (under the ~100 requests in 1–2 minutes that trip Pixiv's limit)") + ":"
+    )
 
     let started = Date()
     let finished = await runSyncs([.public, .private], full: false, engine: engine)
@@ -85,8 +58,15 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
         Terminal.printError("interrupted; the store at \(directory.path) keeps every page synced so far")
         return 130
     }
-    let firstRequests = pixiv.requests.count
-    print(String(format: "Synced in %.1f s with %d requests.", Date().timeIntervalSince(started), firstRequests))
+    let log = pixiv.requests
+    let firstRequests = log.count
+    // How the budget spent itself: the requests that went out at the floor, then the paced ones.
+    let gaps = zip(log, log.dropFirst()).map { $1.timestamp.timeIntervalSince($0.timestamp) }
+    let paced = gaps.filter { $0 >= policy.sustainedRequestInterval * 0.9 }.count
+    print(String(
+        format: "Synced in %.1f s with %d requests: %d at the floor (the burst), %d paced by the sustained budget.",
+        Date().timeIntervalSince(started), firstRequests, firstRequests - paced, paced
+    ))
 
     for restrict in Restrict.allCases {
         print()

@@ -5,7 +5,7 @@ import Testing
 /// A store synced once by `bookmarks demo --fast`, shared by the tests that read it.
 let demoStore = Task {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-\(UUID().uuidString)")
-    let result = try await CLI.run(["demo", "--fast", "--seed", "7", "--store", directory.path])
+    let result = try await CLI.run(["demo", "--fast", "--seed", "7", "--public", "3000", "--private", "600", "--store", directory.path])
     return (directory: directory, result: result)
 }
 
@@ -306,7 +306,7 @@ struct CLITests {
     }
 
     @Test func everySubcommandHasHelp() async throws {
-        for command in ["demo", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
+        for command in ["demo", "login", "logout", "status", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
             let result = try await CLI.run([command, "--help"])
             #expect(result.status == 0)
             #expect(result.output.contains("usage: bookmarks \(command)"))
@@ -344,8 +344,9 @@ struct CLITests {
                 continuation.resume(with: Swift.Result {
                     let process = Process()
                     process.executableURL = CLI.executable
-                    // Real 150 ms pacing: the sync is still running when the interrupt comes.
-                    process.arguments = ["demo", "--store", directory.path]
+                    // Real pacing (after a burst of 20, one request per 1.8 s): the sync of 100
+                    // pages is still running when the interrupt comes.
+                    process.arguments = ["demo", "--public", "3000", "--store", directory.path]
                     var environment = ProcessInfo.processInfo.environment
                     environment["NO_COLOR"] = "1"
                     process.environment = environment
