@@ -10,7 +10,7 @@ public struct FullSyncCursor: Sendable, Hashable {
     public var startedAt: Date
     /// Pages fetched so far.
     public var pagesFetched: Int
-    /// The ``IndexedBookmark/serverOrder`` the next row of the walk gets.
+    /// The `IndexedBookmark.serverOrder` the next row of the walk gets.
     public var nextServerOrder: Int64
     /// The order the walk's first row got: every row the walk writes is at or below it, down to
     /// ``nextServerOrder`` (exclusive); `nil` in cursors saved before it was recorded.
