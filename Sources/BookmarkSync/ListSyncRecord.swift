@@ -29,29 +29,36 @@ public struct ListSyncRecord: Sendable, Hashable {
     public var pause: ListPause?
     /// The account's pacing as learned from rate-limit answers.
     var pacing: LearnedPacing?
+    /// The record in the metadata is a newer version's: it is left as it is, never overwritten.
+    private var isNewer = false
 
     init() {}
 
-    /// The record kept in `metadata`; an empty one when there is none or it cannot be read (a
-    /// newer version's, or damaged): the engine then starts the list afresh, which is always
-    /// safe since the server is authoritative.
+    /// The record kept in `metadata`; an empty one when there is none.
     ///
-    /// A record the index marked stale (it lost rows since) keeps the app's tombstones and
-    /// bookmarks, but not the walk's cursor, the delta's position or the pause: the next syncs
-    /// start afresh.
+    /// Each part is read on its own: a part that cannot be read (damaged) is left out, the
+    /// others kept. A record of a newer version than this code's is not read, and this code
+    /// never overwrites it (``stored(in:)`` leaves it): the engine then syncs the list as if
+    /// afresh, which is always safe since the server is authoritative. A record the index
+    /// marked stale (it lost rows since) keeps the app's tombstones and bookmarks and the
+    /// pause, but not the walk's cursor or the delta's position: the next syncs start afresh.
     public init(_ metadata: BookmarkIndexMetadata) {
-        guard let state = metadata.syncState, (1...Self.version).contains(state.version),
-              let decoded = try? JSONDecoder().decode(Coded.self, from: state.json) else { return }
+        guard let state = metadata.syncState else { return }
+        guard state.version <= Self.version else {
+            isNewer = true
+            return
+        }
+        guard let decoded = try? JSONDecoder().decode(Coded.self, from: state.json) else { return }
         self = decoded.record
         if state.isStale {
             fullSyncCursor = nil
             deltaCursor = nil
-            pause = nil
         }
     }
 
-    /// `metadata` with this record in it.
+    /// `metadata` with this record in it (unchanged when it holds a newer version's record).
     func stored(in metadata: BookmarkIndexMetadata) -> BookmarkIndexMetadata {
+        guard !isNewer else { return metadata }
         var metadata = metadata
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -72,15 +79,16 @@ public struct ListSyncRecord: Sendable, Hashable {
             case cursor, delta, unbookmarked, bookmarked, pause, pacing
         }
 
+        /// Each part on its own: one that cannot be read is left out, the others kept.
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             record = ListSyncRecord()
-            record.fullSyncCursor = try container.decodeIfPresent(CursorCoding.self, forKey: .cursor)?.cursor
-            record.deltaCursor = try container.decodeIfPresent(DeltaCursor.self, forKey: .delta)
-            record.unbookmarkedInApp = try Self.records(container, .unbookmarked)
-            record.bookmarkedInApp = try Self.records(container, .bookmarked)
-            record.pause = try container.decodeIfPresent(PauseCoding.self, forKey: .pause)?.pause
-            record.pacing = try container.decodeIfPresent(LearnedPacing.self, forKey: .pacing)
+            record.fullSyncCursor = (try? container.decodeIfPresent(CursorCoding.self, forKey: .cursor))??.cursor
+            record.deltaCursor = (try? container.decodeIfPresent(DeltaCursor.self, forKey: .delta)) ?? nil
+            record.unbookmarkedInApp = Self.records(container, .unbookmarked)
+            record.bookmarkedInApp = Self.records(container, .bookmarked)
+            record.pause = (try? container.decodeIfPresent(PauseCoding.self, forKey: .pause))??.pause
+            record.pacing = (try? container.decodeIfPresent(LearnedPacing.self, forKey: .pacing)) ?? nil
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -94,17 +102,42 @@ public struct ListSyncRecord: Sendable, Hashable {
         }
 
         /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.
-        private static func pairs(_ records: [Int: Date]) -> [[Double]] {
-            records.keys.sorted().map { [Double($0), records[$0]!.timeIntervalSinceReferenceDate] }
+        private static func pairs(_ records: [Int: Date]) -> [InAppRecord] {
+            records.keys.sorted().map { InAppRecord(illustID: $0, date: records[$0]!) }
         }
 
-        private static func records(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> [Int: Date] {
-            guard let pairs = try container.decodeIfPresent([[Double]].self, forKey: key) else { return [:] }
+        /// The in-app records under `key`; a record that cannot be read is left out.
+        private static func records(_ container: KeyedDecodingContainer<Key>, _ key: Key) -> [Int: Date] {
+            guard let pairs = (try? container.decodeIfPresent([InAppRecord?].self, forKey: key)) ?? nil else { return [:] }
             var records: [Int: Date] = [:]
-            for pair in pairs where pair.count == 2 {
-                records[Int(pair[0])] = Date(timeIntervalSinceReferenceDate: pair[1])
-            }
+            for case let pair? in pairs { records[pair.illustID] = pair.date }
             return records
+        }
+    }
+
+    /// `[illust ID, date]`: the ID an exact integer, the date seconds since the reference date.
+    private struct InAppRecord: Codable {
+        var illustID: Int
+        var date: Date
+
+        init(illustID: Int, date: Date) {
+            self.illustID = illustID
+            self.date = date
+        }
+
+        init(from decoder: any Decoder) throws {
+            var pair = try decoder.unkeyedContainer()
+            illustID = try pair.decode(Int.self)
+            date = Date(timeIntervalSinceReferenceDate: try pair.decode(Double.self))
+            guard pair.isAtEnd else {
+                throw DecodingError.dataCorruptedError(in: pair, debugDescription: "an in-app record is [illust ID, date]")
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var pair = encoder.unkeyedContainer()
+            try pair.encode(illustID)
+            try pair.encode(date.timeIntervalSinceReferenceDate)
         }
     }
 

@@ -31,7 +31,8 @@ import Testing
         let after = h.requests(since: mark)
         let firstAfter = try #require(after.first).timestamp
         #expect(firstAfter >= trip + 300, "nothing before the cooldown's end: \(firstAfter.timeIntervalSince(trip)) s")
-        // The learned pace: one request per 3.6 s at first, not a burst at 150 ms.
+        // The learned pace, not a burst at 150 ms: the halved rate (3.6 s), recovered after the
+        // cooldown at most to the learned cap (2.25 s).
         #expect(after.gaps.prefix(5).allSatisfy { $0 >= 2.25 - dateTolerance }, "\(after.gaps.prefix(5))")
         #expect(await relaunched.indexed(.public) == h.pixiv.bookmarks(in: .public))
     }

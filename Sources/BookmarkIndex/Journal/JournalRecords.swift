@@ -228,6 +228,7 @@ struct JournalPayloadCoding: JournalValueCoding {
             }
         }
         guard let version, let json else { throw reader.error("a sync record is {\"v\": version, \"state\": …}", at: start) }
+        guard String(bytes: json, encoding: .utf8) != nil else { throw reader.error("a sync record's state is not valid UTF-8", at: start) }
         return VersionedPayload(version: version, checkedJSON: json, isStale: stale)
     }
 }

@@ -18,15 +18,16 @@ public struct VersionedPayload: Sendable, Hashable, Codable {
     /// A payload of `json`, the UTF-8 text of one JSON value.
     ///
     /// - Throws: ``BookmarkIndexError/Code/invalidArgument`` when `json` is not one JSON value
-    ///   (saying at which byte), or holds a line break outside a string.
-    ///   Whitespace around the value is dropped.
+    ///   (saying at which byte), is not valid UTF-8, or holds a line break (a string's is
+    ///   escaped). Whitespace around the value is dropped.
     public init(version: Int, json: Data, isStale: Bool = false) throws {
-        try Self.check(json)
         let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
         let start = json.firstIndex { !blank.contains($0) } ?? json.endIndex
         let end = json.lastIndex { !blank.contains($0) }.map { json.index(after: $0) } ?? start
+        let trimmed = Data(json[start..<end])
+        try Self.check(trimmed)
         self.version = version
-        self.json = Data(json[start..<end])
+        self.json = trimmed
         self.isStale = isStale
     }
 
@@ -48,6 +49,9 @@ public struct VersionedPayload: Sendable, Hashable, Codable {
             }
         } catch let error as JSONReadError {
             throw BookmarkIndexError(.invalidArgument, "A payload must be one JSON value: \(error.message) at byte \(error.offset).")
+        }
+        guard String(bytes: json, encoding: .utf8) != nil else {
+            throw BookmarkIndexError(.invalidArgument, "A payload's JSON must be valid UTF-8 (a journal line is).")
         }
         if json.contains(UInt8(ascii: "\n")) || json.contains(UInt8(ascii: "\r")) {
             throw BookmarkIndexError(.invalidArgument, "A payload is kept on one journal line: its JSON must hold no line break.")

@@ -47,9 +47,10 @@ struct RequestBudget: Sendable, Hashable {
         tokens = Double(configuration.requestBurst)
     }
 
-    /// What is persisted of the budget, so that a relaunch keeps what it learned.
-    var learned: LearnedPacing {
+    /// What is persisted of the budget at `now`, so that a relaunch keeps what it learned.
+    func learned(at now: Date) -> LearnedPacing {
         LearnedPacing(
+            savedAt: now,
             interval: interval, ceilingInterval: ceilingInterval, ceilingUntil: ceilingUntil,
             cooldownUntil: holdIsCooldown ? holdUntil : nil, consecutiveCooldowns: consecutiveCooldowns,
             recentTrips: recentTrips, lastTrip: lastTrip
@@ -211,6 +212,8 @@ struct RequestBudget: Sendable, Hashable {
 
 /// What the budget learned, kept with the index so a relaunch honours it.
 struct LearnedPacing: Sendable, Hashable, Codable {
+    /// When it was saved: of the two lists' copies, the later one is the account's.
+    var savedAt: Date?
     var interval: TimeInterval
     var ceilingInterval: TimeInterval?
     var ceilingUntil: Date?

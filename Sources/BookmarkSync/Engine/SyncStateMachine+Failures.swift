@@ -73,7 +73,7 @@ extension SyncStateMachine {
         let serverWait = retryAfter ?? 0
         guard failures >= configuration.failuresBeforePause || (serverWait > 0 && serverWait >= configuration.pauseDuration) else {
             replaceRunningJob(job)
-            return error.code == .rateLimited ? pacingChanges(index: index) : []
+            return error.code == .rateLimited ? pacingChanges(index: index, now: now) : []
         }
         let until = now + min(max(configuration.pauseDuration, resumeAt.timeIntervalSince(now)), configuration.maximumPause)
         lists[restrict] = .paused(until: until, reason: error)
@@ -83,10 +83,10 @@ extension SyncStateMachine {
         guard let index else { return [] }
         var record = ListSyncRecord(index.metadata(for: restrict))
         record.pause = ListPause(until: until, code: error.code.description, message: error.message)
-        record.pacing = budget.isLearning ? budget.learned : nil
+        record.pacing = budget.isLearning ? budget.learned(at: now) : nil
         var changes = [BookmarkChange.setMetadata(record.stored(in: index.metadata(for: restrict)), for: restrict)]
         if error.code == .rateLimited {
-            changes += pacingChanges(index: index).filter {
+            changes += pacingChanges(index: index, now: now).filter {
                 if case .setMetadata(_, let list) = $0 { return list != restrict }
                 return true
             }
@@ -96,12 +96,12 @@ extension SyncStateMachine {
 
     /// Both lists' records with the account's learned pacing, so that a relaunch during the
     /// cooldown waits it out and one after it starts at the learned rate.
-    private func pacingChanges(index: BookmarkIndexState?) -> [BookmarkChange] {
+    func pacingChanges(index: BookmarkIndexState?, now: Date) -> [BookmarkChange] {
         guard let index else { return [] }
         return Restrict.allCases.map { restrict in
             let metadata = index.metadata(for: restrict)
             var record = ListSyncRecord(metadata)
-            record.pacing = budget.learned
+            record.pacing = budget.isLearning ? budget.learned(at: now) : nil
             return .setMetadata(record.stored(in: metadata), for: restrict)
         }
     }

@@ -48,13 +48,23 @@ extension SyncStateMachine {
         var metadata = index.metadata(for: restrict)
         var record = ListSyncRecord(metadata)
         record.pause = nil
-        record.pacing = budget.isLearning ? budget.learned : nil
+        // While it learns, the account's pace goes with every page; once it has recovered, the
+        // other list's copy is cleared too, so no relaunch takes back a pace that is over.
+        let otherList: Restrict = restrict == .public ? .private : .public
+        let clearsOther = !budget.isLearning && ListSyncRecord(index.metadata(for: otherList)).pacing != nil
+        record.pacing = budget.isLearning ? budget.learned(at: now) : nil
         dropExpiredTombstones(&record, now: now)
         var changes: [BookmarkChange] = []
         let finished: Bool
         switch job.mode {
         case .delta: finished = deltaPage(page, job: &job, metadata: &metadata, record: &record, index: index, now: now, changes: &changes)
         case .full: finished = walkPage(page, job: &job, metadata: &metadata, record: &record, index: index, now: now, changes: &changes)
+        }
+        if clearsOther {
+            changes += pacingChanges(index: index, now: now).filter {
+                if case .setMetadata(_, let list) = $0 { return list == otherList }
+                return false
+            }
         }
         changes.append(.setMetadata(record.stored(in: metadata), for: restrict))
         if finished {

@@ -240,9 +240,9 @@ struct SyncStateMachine: Sendable {
     mutating func restoreBudget(from index: BookmarkIndexState, now: Date) {
         guard !budgetRestored else { return }
         budgetRestored = true
-        // Both lists carry the account's pacing; the most recent record wins.
+        // Both lists may carry the account's pacing; the one saved last is the account's.
         let learned = Restrict.allCases.compactMap { ListSyncRecord(index.metadata(for: $0)).pacing }
-        if let latest = learned.max(by: { ($0.lastTrip ?? .distantPast) < ($1.lastTrip ?? .distantPast) }) {
+        if let latest = learned.max(by: { ($0.savedAt ?? .distantPast) < ($1.savedAt ?? .distantPast) }) {
             budget.restore(latest, now: now)
         }
     }
