@@ -38,7 +38,7 @@ public struct ListSyncRecord: Sendable, Hashable {
     ///
     /// Each part is read on its own: a part that cannot be read (damaged) is left out, the
     /// others kept. A record of a newer version than this code's is not read, and this code
-    /// never overwrites it (``stored(in:)`` leaves it): the engine then syncs the list as if
+    /// never overwrites it (the engine leaves it as it is): the engine then syncs the list as if
     /// afresh, which is always safe since the server is authoritative. A record the index
     /// marked stale (it lost rows since) keeps the app's tombstones and bookmarks and the
     /// pause, but not the walk's cursor or the delta's position: the next syncs start afresh.
