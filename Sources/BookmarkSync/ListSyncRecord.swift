@@ -29,6 +29,10 @@ public struct ListSyncRecord: Sendable, Hashable {
     public var pause: ListPause?
     /// The account's pacing as learned from rate-limit answers.
     var pacing: LearnedPacing?
+
+    /// When the account's rate-limit cooldown that this record saw ends (`nil`: none recorded);
+    /// no request of either list goes out before then.
+    public var cooldownUntil: Date? { pacing?.cooldownUntil }
     /// The record in the metadata is a newer version's: it is left as it is, never overwritten.
     private var isNewer = false
 

@@ -56,6 +56,9 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         if let cursor = record.fullSyncCursor {
             parts.append("walk in progress since \(isoDate(cursor.startedAt)), \(cursor.pagesFetched) pages done (resumes there)")
         }
+        if let cooldown = record.cooldownUntil, cooldown > Date() {
+            parts.append(Terminal.warning("the account cools down until \(isoDate(cooldown)) (Pixiv's rate limit)"))
+        }
         if let pause = record.pause, pause.until > Date() {
             parts.append(Terminal.warning("paused until \(isoDate(pause.until)) (\(pause.code): \(pause.message))"))
         }
@@ -72,6 +75,7 @@ private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [Str
         "lastDeltaSync": metadata.lastDeltaSync.map(isoDate) as Any,
         "walk": record.fullSyncCursor.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
         "pausedUntil": record.pause.map { isoDate($0.until) } as Any,
+        "coolingDownUntil": record.cooldownUntil.map(isoDate) as Any,
         "pauseReason": record.pause.map { "\($0.code): \($0.message)" } as Any,
     ]
 }

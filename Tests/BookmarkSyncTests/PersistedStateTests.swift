@@ -37,6 +37,30 @@ import Testing
         #expect(await relaunched.indexed(.public) == h.pixiv.bookmarks(in: .public))
     }
 
+    /// A trip is written to both lists' records; the later copy is the account's, and once the
+    /// pace has recovered the other list's copy is cleared too, so no relaunch takes it back.
+    @Test func theLearnedPaceIsTheAccountsNotAList() async throws {
+        let h = try PixivHarness()
+        h.pixiv.add(illusts(1, count: 30 * 40), to: .private)
+        let first = h.transport.startedCount
+        h.transport.setFaultRule { number, _ in number == first + 2 ? .rateLimitBody(status: 403) : nil }
+        await h.engine.startAutoSync(for: .private)
+        let tripped = await h.clock.run(whileBusy: { h.transport.startedCount < first + 4 })
+        #expect(tripped)
+        let publicCopy = try #require(await h.store.metadata(for: .public).record.cooldownUntil, "the other list got the trip too")
+        #expect(await h.store.metadata(for: .private).record.cooldownUntil == publicCopy)
+        await h.run()
+        // 40 pages after the cooldown: the pace recovers to the cap and, once the cap expires
+        // an hour later, to the configured rate; then both copies are gone.
+        await h.clock.advance(by: 3 * 3_600)
+        h.pixiv.add(illusts(5_000, count: 30 * 40), to: .private)
+        await h.engine.refresh(.private)
+        await h.run()
+        #expect(await h.store.metadata(for: .private).record.cooldownUntil == nil)
+        let publicState = await h.store.metadata(for: .public).syncState
+        #expect(publicState == nil, "the other list's copy is cleared: \(String(describing: publicState))")
+    }
+
     /// A delta interrupted by failures goes on from the page it stopped at after a restart.
     @Test func aDeltaResumesAfterARestart() async throws {
         let h = try PixivHarness()
