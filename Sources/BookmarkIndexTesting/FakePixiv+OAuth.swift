@@ -85,7 +85,7 @@ extension FakePixiv {
                 }
                 // A code works once, whatever the outcome, and only within its lifetime.
                 guard let issued = state.oauth.loginCodes.removeValue(forKey: code),
-                      date.timeIntervalSince(issued.issuedAt) <= Self.seconds(Self.loginCodeLifetime) else {
+                      date.timeIntervalSince(issued.issuedAt) <= Self.loginCodeLifetime.timeInterval else {
                     return Self.json(400, PixivBodies.oauth("invalid_grant", message: "Invalid authorization code"))
                 }
                 guard Base64URL.encode(SHA256.hash(Array(verifier.utf8))) == issued.challenge else {
@@ -112,7 +112,7 @@ extension FakePixiv {
     /// A token answer, with the fields at the top level and again under `response`, as Pixiv
     /// sends them.
     private func grantTokens(_ state: inout State, at date: Date) -> HTTPResponse {
-        let lifetime = Int(Self.seconds(accessTokenLifetime))
+        let lifetime = Int(accessTokenLifetime.timeInterval)
         let token = state.issueToken(expiresAt: date.addingTimeInterval(TimeInterval(lifetime)))
         state.refreshCount += 1
         if state.rotatesRefreshTokens { state.refreshToken = "rotated-refresh-token-\(state.refreshCount)" }

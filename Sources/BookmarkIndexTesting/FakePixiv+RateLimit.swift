@@ -141,7 +141,7 @@ extension FakePixiv {
         func decision(at date: Date) -> Decision {
             guard let limit else { return .unlimited }
             if let penaltyEnds, date < penaltyEnds { return .refuse }
-            let window = FakePixiv.seconds(limit.window)
+            let window = limit.window.timeInterval
             let inWindow = counted.count { date.timeIntervalSince($0) < window }
             return inWindow < limit.maxRequests ? .count : .trip
         }
@@ -155,14 +155,14 @@ extension FakePixiv {
             case .unlimited:
                 return true
             case .count:
-                let window = FakePixiv.seconds(limit?.window ?? .zero)
+                let window = (limit?.window ?? .zero).timeInterval
                 counted.removeAll { date.timeIntervalSince($0) >= window }
                 counted.append(date)
                 penaltyEnds = nil
                 return true
             case .trip:
                 trips.append(date)
-                penaltyEnds = date.addingTimeInterval(FakePixiv.seconds(limit?.penalty ?? .zero))
+                penaltyEnds = date.addingTimeInterval((limit?.penalty ?? .zero).timeInterval)
                 counted.removeAll()
                 return false
             case .refuse:

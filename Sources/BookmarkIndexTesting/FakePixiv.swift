@@ -189,7 +189,7 @@ public final class FakePixiv: HTTPTransport, Sendable {
     public func issueAccessToken(lifetime: Duration? = nil) -> String {
         let issuedAt = now()
         return state.withLock { state in
-            state.issueToken(expiresAt: lifetime.map { issuedAt.addingTimeInterval(Self.seconds($0)) } ?? .distantFuture)
+            state.issueToken(expiresAt: lifetime.map { issuedAt.addingTimeInterval($0.timeInterval) } ?? .distantFuture)
         }
     }
 
@@ -230,11 +230,6 @@ public final class FakePixiv: HTTPTransport, Sendable {
         case .response(let response): return response
         case .drop: throw URLError(.networkConnectionLost)
         }
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }
 

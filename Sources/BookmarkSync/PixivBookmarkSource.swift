@@ -89,7 +89,6 @@ extension BookmarkSyncError {
         case .undecodable: code = .undecodable
         default: code = .other
         }
-        let retryAfter = error.retryAfter.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
-        self.init(code, error.message, retryAfter: retryAfter, underlying: error)
+        self.init(code, error.message, retryAfter: error.retryAfter?.timeInterval, underlying: error)
     }
 }

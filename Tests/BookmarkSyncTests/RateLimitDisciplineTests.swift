@@ -8,10 +8,6 @@ import Testing
 /// The engine against FakePixiv's model of Pixiv's rate limit, on the test clock: the defaults
 /// stay under what Pixiv's users report, and a stricter limit is learned.
 @Suite struct RateLimitDisciplineTests {
-    func seconds(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// A walk of 12,000 bookmarks against 100 requests per 120 s (a 300 s penalty): at most one
     /// rate-limit answer, no pause, and at most twice the time the limit itself allows.
     @Test func aLargeWalkWithTheDefaultsStaysUnderTheReportedLimit() async throws {
@@ -41,7 +37,7 @@ import Testing
         #expect(await h.engine.currentStatus().publicList.isIdle, "no pause: the walk completed")
         #expect(await h.store.count(in: .public) == 12_000)
         let took = try #require(log.last).timestamp.timeIntervalSince(try #require(log.first).timestamp)
-        let optimum = seconds(limit.optimalSchedule(requests: 401, minimumSpacing: .milliseconds(150)))
+        let optimum = limit.optimalSchedule(requests: 401, minimumSpacing: .milliseconds(150)).timeInterval
         #expect(took <= 2 * optimum, "\(took) s against the limit's \(optimum) s")
         log.checkGaps(atLeast: 0.150)
     }

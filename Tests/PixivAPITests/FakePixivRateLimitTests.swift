@@ -86,7 +86,7 @@ import Testing
     ])
     func thePenaltyRefusesEverythingThenTheWindowStartsAfresh(limit: FakePixiv.RateLimit) async throws {
         let account = Account(limit: limit)
-        let penalty = FakePixiv.seconds(limit.penalty)
+        let penalty = limit.penalty.timeInterval
         #expect(try await account.statuses(of: 11) == Array(repeating: 200, count: 10) + [403])
         let trip = account.clock.now
         #expect(account.pixiv.rateLimitTrips == [trip])

@@ -62,8 +62,8 @@ public struct HTTPResponse: Sendable, Hashable {
 }
 
 extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var timeInterval: TimeInterval {
+    /// The duration in seconds, as a `TimeInterval`; shared by the package's modules.
+    package var timeInterval: TimeInterval {
         let parts = components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
