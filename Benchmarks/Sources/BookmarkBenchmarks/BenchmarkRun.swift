@@ -1,144 +1,246 @@
 import BookmarkIndex
 import Foundation
 
-/// One run of every item, in an order where each reuses what the one before left behind: the
-/// journal and database the appends wrote are compacted, then opened, then queried.
+/// One run of every item (or of the ``wanted`` ones), in an order where each reuses what the
+/// one before left behind: the journal and database the appends wrote are compacted, then
+/// opened, then queried. When an item is not wanted but a later one needs what it leaves, that
+/// is made untimed instead.
 struct BenchmarkRun {
+    /// Every item's name, in the order of the run; `rss_bytes_per_bookmark` is the memory probe.
+    static let itemNames = [
+        "append_unsynced", "append_durable", "compact", "open", "open_uncompacted", "rss_bytes_per_bookmark",
+        "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of",
+        "sync_full_engine", "delta_requests_unchanged", "sync_walk_12k_simulated",
+        "pool_lateness_p99", "query_p99_during_durable_sync",
+    ]
+    /// The items that need the compacted journal and database the unsynced appends leave.
+    private static let afterCompaction: Set = [
+        "compact", "open", "rss_bytes_per_bookmark", "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of",
+    ]
+
     let dataset: Dataset
     let sampling: Sampling
     let scratch: Scratch
+    /// The items to run (names from ``itemNames``); `nil` runs every one.
+    var wanted: Set<String>? = nil
     let log: (String) -> Void
+
+    private func wants(_ name: String) -> Bool {
+        wanted?.contains(name) ?? true
+    }
 
     func run() async throws -> (results: [ItemResult], memory: MemoryProbe.Result?, notes: [String]) {
         let ours = JournalItems(dataset: dataset, sampling: sampling, scratch: scratch)
         let sqlite = SQLiteItems(dataset: dataset, sampling: sampling, scratch: scratch)
         var results: [ItemResult] = []
+        var item: ItemResult
         let n = dataset.count
+        let needsCompactedJournal = Self.afterCompaction.contains(where: wants)
 
         // 1. Appends.
-        log("append_unsynced")
-        let unsynced = try ours.appendUnsynced()
-        let sqliteUnsynced = try sqlite.append(durable: false)
-        var item = ItemResult(name: "append_unsynced", ours: unsynced.figure, sqlite: sqliteUnsynced.figure)
-        let rate = Double(n) / (unsynced.figure.median / 1000)
-        item.note = String(format: "%.0f bookmarks/s", rate)
-        item.fields = [("bookmarks_per_second", .number(rate))]
-        item.target = Target(text: "≤ 500 ms, ratio ≤ 0.2", isMet: unsynced.figure.median <= 500 && item.ratio.map { $0 <= 0.2 } ?? false)
-        results.append(item)
+        var unsynced: URL?
+        var sqliteUnsynced: URL?
+        if wants("append_unsynced") {
+            log("append_unsynced")
+            let appended = try ours.appendUnsynced()
+            let sqliteAppended = try sqlite.append(durable: false)
+            (unsynced, sqliteUnsynced) = (appended.directory, sqliteAppended.directory)
+            item = ItemResult(name: "append_unsynced", ours: appended.figure, sqlite: sqliteAppended.figure)
+            let rate = Double(n) / (appended.figure.median / 1000)
+            item.note = String(format: "%.0f bookmarks/s", rate)
+            item.fields = [("bookmarks_per_second", .number(rate))]
+            item.target = Target(text: "≤ 500 ms, ratio ≤ 0.2", isMet: appended.figure.median <= 500 && item.ratio.map { $0 <= 0.2 } ?? false)
+            results.append(item)
+        } else if needsCompactedJournal {
+            log("(untimed) the journal and database the later items need")
+            (unsynced, sqliteUnsynced) = (try ours.writeJournal(), try sqlite.writeOnce())
+        }
 
-        log("append_durable")
-        let (durable, floor) = try ours.appendDurableWithFloor()
-        let sqliteDurable = try sqlite.append(durable: true)
-        scratch.remove(sqliteDurable.directory)
-        item = ItemResult(name: "append_durable", ours: durable, sqlite: sqliteDurable.figure)
-        let overFloor = durable.median / floor.median
-        item.fields = [
-            ("fsync_floor_ms", .number(floor.median)),
-            ("fsync_floor_p90_ms", .number(floor.p90)),
-            ("floor_ratio", .number(overFloor)),
-            ("fsyncs", .integer(dataset.changeBatches.count)),
-        ]
-        item.note = String(format: "fsync floor %.1f ms (%d fsyncs); ours = %.3f x floor", floor.median, dataset.changeBatches.count, overFloor)
-        item.target = Target(text: "≤ 1.3 x fsync floor", isMet: overFloor <= 1.3)
-        results.append(item)
+        if wants("append_durable") {
+            log("append_durable")
+            let (durable, floor) = try ours.appendDurableWithFloor()
+            let sqliteDurable = try sqlite.append(durable: true)
+            scratch.remove(sqliteDurable.directory)
+            item = ItemResult(name: "append_durable", ours: durable, sqlite: sqliteDurable.figure)
+            let overFloor = durable.median / floor.median
+            item.fields = [
+                ("fsync_floor_ms", .number(floor.median)),
+                ("fsync_floor_p90_ms", .number(floor.p90)),
+                ("floor_ratio", .number(overFloor)),
+                ("fsyncs", .integer(dataset.changeBatches.count)),
+            ]
+            item.note = String(format: "fsync floor %.1f ms (%d fsyncs); ours = %.3f x floor", floor.median, dataset.changeBatches.count, overFloor)
+            item.target = Target(text: "≤ 1.3 x fsync floor", isMet: overFloor <= 1.3)
+            results.append(item)
+        }
 
         // 3. Compaction, of the journal and database the unsynced appends left.
-        log("compact")
-        let uncompactedBytes = JournalItems.journalBytes(in: unsynced.directory)
-        let compact = try await ours.compact(directory: unsynced.directory)
-        let sqliteCompact = try sqlite.compact(directory: sqliteUnsynced.directory)
-        let compactedBytes = JournalItems.journalBytes(in: unsynced.directory)
-        item = ItemResult(name: "compact", ours: compact, sqlite: sqliteCompact)
-        item.fields = [("journal_bytes_before", .integer(uncompactedBytes)), ("journal_bytes_after", .integer(compactedBytes))]
-        item.note = String(format: "journal %.1f MB after compaction; SQLite: VACUUM", Double(compactedBytes) / 1_048_576)
-        item.target = Target(text: "≤ 500 ms", isMet: compact.median <= 500)
-        results.append(item)
+        var compactedBytes: Int?
+        if needsCompactedJournal, let unsynced, let sqliteUnsynced {
+            let uncompactedBytes = JournalItems.journalBytes(in: unsynced)
+            if wants("compact") {
+                log("compact")
+                let compact = try await ours.compact(directory: unsynced)
+                let sqliteCompact = try sqlite.compact(directory: sqliteUnsynced)
+                let bytes = JournalItems.journalBytes(in: unsynced)
+                item = ItemResult(name: "compact", ours: compact, sqlite: sqliteCompact)
+                item.fields = [("journal_bytes_before", .integer(uncompactedBytes)), ("journal_bytes_after", .integer(bytes))]
+                item.note = String(format: "journal %.1f MB after compaction; SQLite: VACUUM", Double(bytes) / 1_048_576)
+                item.target = Target(text: "≤ 500 ms", isMet: compact.median <= 500)
+                results.append(item)
+            } else {
+                try await ours.compactOnce(directory: unsynced)
+            }
+            compactedBytes = JournalItems.journalBytes(in: unsynced)
+        }
 
         // 2. Opens.
-        log("open")
-        let open = try await ours.openStore(directory: unsynced.directory)
-        let sqliteOpen = try sqlite.openDatabase(directory: sqliteUnsynced.directory)
-        item = ItemResult(name: "open", ours: open, sqlite: sqliteOpen)
-        let snapshotBytes = JournalItems.fileBytes(JournalStorage.snapshotFileName, in: unsynced.directory)
-        item.fields = [("journal_bytes", .integer(compactedBytes)), ("snapshot_bytes", .integer(snapshotBytes))]
-        item.note = (snapshotBytes > 0
-            ? String(format: "after compaction: index snapshot (%.1f MB) + journal lines after it", Double(snapshotBytes) / 1_048_576)
-            : "after compaction: journal read whole (below the snapshot threshold)")
-            + ", + first histogram; SQLite: open + first histogram"
-        item.target = Target(text: "≤ 400 ms, ratio ≤ 1.0", isMet: open.median <= 400 && item.ratio.map { $0 <= 1.0 } ?? false)
-        results.append(item)
+        var sqliteOpen: Figure?
+        if wants("open"), let unsynced, let sqliteUnsynced, let compactedBytes {
+            log("open")
+            let open = try await ours.openStore(directory: unsynced)
+            let sqliteFigure = try sqlite.openDatabase(directory: sqliteUnsynced)
+            sqliteOpen = sqliteFigure
+            item = ItemResult(name: "open", ours: open, sqlite: sqliteFigure)
+            let snapshotBytes = JournalItems.fileBytes(JournalStorage.snapshotFileName, in: unsynced)
+            item.fields = [("journal_bytes", .integer(compactedBytes)), ("snapshot_bytes", .integer(snapshotBytes))]
+            item.note = (snapshotBytes > 0
+                ? String(format: "after compaction: index snapshot (%.1f MB) + journal lines after it", Double(snapshotBytes) / 1_048_576)
+                : "after compaction: journal read whole (below the snapshot threshold)")
+                + ", + first histogram; SQLite: open + first histogram"
+            item.target = Target(text: "≤ 400 ms, ratio ≤ 1.0", isMet: open.median <= 400 && item.ratio.map { $0 <= 1.0 } ?? false)
+            results.append(item)
+        }
 
-        log("open_uncompacted")
-        let twice = try ours.writeUncompactedJournal()
-        let twiceBytes = JournalItems.journalBytes(in: twice)
-        let sqliteTwice = try sqlite.writeTwice()
-        let openTwice = try await ours.openStore(directory: twice, snapshots: false)
-        let sqliteOpenTwice = try sqlite.openDatabase(directory: sqliteTwice)
-        scratch.remove(twice)
-        scratch.remove(sqliteTwice)
-        item = ItemResult(name: "open_uncompacted", ours: openTwice, sqlite: sqliteOpenTwice)
-        item.fields = [("journal_bytes", .integer(twiceBytes))]
-        item.note = String(format: "no snapshot: journal %.1f MB = %.2f x compacted, read whole; SQLite: db after 2N upserts",
-                           Double(twiceBytes) / 1_048_576, Double(twiceBytes) / Double(max(compactedBytes, 1)))
-        results.append(item)
+        if wants("open_uncompacted") {
+            log("open_uncompacted")
+            let twice = try ours.writeUncompactedJournal()
+            let twiceBytes = JournalItems.journalBytes(in: twice)
+            let sqliteTwice = try sqlite.writeTwice()
+            let openTwice = try await ours.openStore(directory: twice, snapshots: false)
+            let sqliteOpenTwice = try sqlite.openDatabase(directory: sqliteTwice)
+            scratch.remove(twice)
+            scratch.remove(sqliteTwice)
+            item = ItemResult(name: "open_uncompacted", ours: openTwice, sqlite: sqliteOpenTwice)
+            item.fields = [("journal_bytes", .integer(twiceBytes))]
+            item.note = String(format: "no snapshot: journal %.1f MB", Double(twiceBytes) / 1_048_576)
+                + (compactedBytes.map { String(format: " = %.2f x compacted", Double(twiceBytes) / Double(max($0, 1))) } ?? "")
+                + ", read whole; SQLite: db after 2N upserts"
+            results.append(item)
+        }
 
         // 7. Memory of an open, in a child process, on the compacted journal (not open here).
-        log("rss_bytes_per_bookmark")
-        let memory = try MemoryProbe.measure(directory: unsynced.directory)
+        var memory: MemoryProbe.Result?
+        if wants("rss_bytes_per_bookmark"), let unsynced {
+            log("rss_bytes_per_bookmark")
+            memory = try MemoryProbe.measure(directory: unsynced)
+        }
 
         // The compacted journal again, read whole: what open costs when there is no usable
         // snapshot (deleted before each sample, so this comes after the memory probe).
-        log("open_without_snapshot")
-        let openWhole = try await ours.openStore(directory: unsynced.directory, snapshots: false)
-        item = ItemResult(name: "open_without_snapshot", ours: openWhole, sqlite: sqliteOpen)
-        item.fields = [("journal_bytes", .integer(compactedBytes))]
-        item.note = "compacted journal read whole (the snapshot deleted); SQLite: open + first histogram"
-        results.append(item)
+        if wants("open_without_snapshot"), let unsynced, let sqliteUnsynced, let compactedBytes {
+            log("open_without_snapshot")
+            let openWhole = try await ours.openStore(directory: unsynced, snapshots: false)
+            let sqliteFigure = try sqliteOpen ?? sqlite.openDatabase(directory: sqliteUnsynced)
+            item = ItemResult(name: "open_without_snapshot", ours: openWhole, sqlite: sqliteFigure)
+            item.fields = [("journal_bytes", .integer(compactedBytes))]
+            item.note = "compacted journal read whole (the snapshot deleted); SQLite: open + first histogram"
+            results.append(item)
+        }
 
         // 4, 5. Queries.
-        log("histogram, filters")
-        results += try await queries(directory: unsynced.directory, sqliteDirectory: sqliteUnsynced.directory, sqlite: sqlite)
-        scratch.remove(unsynced.directory)
-        scratch.remove(sqliteUnsynced.directory)
+        let queryNames = ["histogram", "filter_all_of_2", "filter_any_of", "filter_none_of"]
+        if queryNames.contains(where: wants), let unsynced, let sqliteUnsynced {
+            log("histogram, filters")
+            results += try await queries(directory: unsynced, sqliteDirectory: sqliteUnsynced, sqlite: sqlite).filter { wants($0.name) }
+        }
+        if let unsynced { scratch.remove(unsynced) }
+        if let sqliteUnsynced { scratch.remove(sqliteUnsynced) }
 
         // 6. Sync engine.
-        log("sync_full_engine, delta_requests_unchanged")
-        let sync = try await SyncItems(dataset: dataset, sampling: sampling, scratch: scratch).run()
-        item = ItemResult(name: "sync_full_engine", ours: sync.perPage)
-        item.fields = [("pages", .integer(sync.pages)), ("unit", .string("ms per page"))]
-        item.note = "per page, \(sync.pages) pages; PixivClient + FakePixiv (replayed) in process, instant clock, durability .none"
-        results.append(item)
-        item = ItemResult(name: "delta_requests_unchanged")
-        item.fields = [("requests", .integer(sync.deltaRequests))]
-        item.note = "\(sync.deltaRequests) request(s)"
-        item.target = Target(text: "= 1 request", isMet: sync.deltaRequests == 1)
-        results.append(item)
+        if wants("sync_full_engine") || wants("delta_requests_unchanged") {
+            log("sync_full_engine, delta_requests_unchanged")
+            let sync = try await SyncItems(dataset: dataset, sampling: sampling, scratch: scratch).run()
+            item = ItemResult(name: "sync_full_engine", ours: sync.perPage)
+            item.fields = [("pages", .integer(sync.pages)), ("unit", .string("ms per page"))]
+            item.note = "per page, \(sync.pages) pages; PixivClient + FakePixiv (replayed) in process, instant clock, durability .none"
+            if wants(item.name) { results.append(item) }
+            item = ItemResult(name: "delta_requests_unchanged")
+            item.fields = [("requests", .integer(sync.deltaRequests))]
+            item.note = "\(sync.deltaRequests) request(s)"
+            item.target = Target(text: "= 1 request", isMet: sync.deltaRequests == 1)
+            if wants(item.name) { results.append(item) }
+        }
 
-        log("sync_walk_12k_simulated")
-        let walk = try await SimulatedWalk().run()
-        item = ItemResult(name: "sync_walk_12k_simulated")
-        let ratio = walk.seconds / walk.optimumSeconds
-        item.fields = [
-            ("virtual_s", .number(walk.seconds)), ("optimum_s", .number(walk.optimumSeconds)), ("ratio", .number(ratio)),
-            ("requests", .integer(walk.requests)), ("rate_limit_trips", .integer(walk.trips)), ("paused", .bool(walk.paused)),
-        ]
-        item.note = String(
-            format: "%.0f s virtual vs the limit's optimum %.0f s (ratio %.2f), %d requests, %d rate-limit answer(s)",
-            walk.seconds, walk.optimumSeconds, ratio, walk.requests, walk.trips
-        )
-        item.target = Target(text: "≤ 2 × optimum, ≤ 1 trip, no pause", isMet: ratio <= 2 && walk.trips <= 1 && !walk.paused)
-        results.append(item)
+        if wants("sync_walk_12k_simulated") {
+            log("sync_walk_12k_simulated")
+            let walk = try await SimulatedWalk().run()
+            item = ItemResult(name: "sync_walk_12k_simulated")
+            let ratio = walk.seconds / walk.optimumSeconds
+            item.fields = [
+                ("virtual_s", .number(walk.seconds)), ("optimum_s", .number(walk.optimumSeconds)), ("ratio", .number(ratio)),
+                ("requests", .integer(walk.requests)), ("rate_limit_trips", .integer(walk.trips)), ("paused", .bool(walk.paused)),
+            ]
+            item.note = String(
+                format: "%.0f s virtual vs the limit's optimum %.0f s (ratio %.2f), %d requests, %d rate-limit answer(s)",
+                walk.seconds, walk.optimumSeconds, ratio, walk.requests, walk.trips
+            )
+            item.target = Target(text: "≤ 2 × optimum, ≤ 1 trip, no pause", isMet: ratio <= 2 && walk.trips <= 1 && !walk.paused)
+            results.append(item)
+        }
 
-        let notes = [
-            "Targets are the issue's, defined at N = 100,000 on a 2-core machine.",
-            "append_*: JournalStorage.append of \(dataset.changeBatches.count) batches of 30 into a fresh journal (encode + write, + fsync for durable); SQLite: one transaction per batch, WAL, synchronous OFF / FULL.",
-            "fsync floor: the journal's own batch lines, one write + fsync each, in the same run, alternating sample by sample with the durable appends.",
-            "open: the journal file is in the page cache (no cache drop), as is SQLite's.",
-            "sync_full_engine / delta_requests_unchanged: BookmarkSyncEngine through PixivBookmarkSource and PixivClient against FakePixiv in process (no sockets), with an instant clock; FakePixiv's answers are recorded in the warm-up and replayed, so the samples time the engine, the store and the client decoding Pixiv's JSON, not FakePixiv encoding it.",
-            "sync_walk_12k_simulated: the engine's default pacing walking 12,000 bookmarks (401 requests) against FakePixiv's rate-limit model of 100 requests per 120 s with a 300 s penalty, in virtual time on one instant clock; the optimum sends every request as early as the window allows at the 150 ms floor.",
-            "rss_bytes_per_bookmark: (VmHWM after open - VmRSS before open) / bookmarks, in a child process.",
+        // 8, 9. The cooperative pool under the stores' blocking file work.
+        let concurrency = ConcurrencyItems(dataset: dataset, sampling: sampling, scratch: scratch)
+        let sizes = concurrency.sizes
+        if wants("pool_lateness_p99") {
+            log("pool_lateness_p99")
+            let lateness = try await concurrency.poolLateness()
+            item = ItemResult(name: "pool_lateness_p99", ours: lateness.loaded)
+            item.fields = [
+                ("p99_ms", .number(lateness.loaded.p99)), ("median_ms", .number(lateness.loaded.median)),
+                ("max_ms", .number(lateness.loaded.maximum)), ("ticks", .integer(lateness.loaded.samples.count)),
+                ("idle_p99_ms", .number(lateness.idle.p99)), ("idle_median_ms", .number(lateness.idle.median)),
+                ("load_ms", .number(lateness.load.median)),
+            ]
+            item.note = String(
+                format: "1 ms ticker late by p99 %.2f ms, max %.1f (%d ticks; idle p99 %.3f ms) over %.0f ms of load a round",
+                lateness.loaded.p99, lateness.loaded.maximum, lateness.loaded.samples.count, lateness.idle.p99, lateness.load.median
+            )
+            item.target = Target(text: "p99 < 5 ms", isMet: lateness.loaded.p99 < 5)
+            results.append(item)
+        }
+
+        if wants("query_p99_during_durable_sync") {
+            log("query_p99_during_durable_sync")
+            let latency = try await concurrency.queryLatencyDuringSync()
+            item = ItemResult(name: "query_p99_during_durable_sync", ours: latency.loaded)
+            item.fields = [
+                ("p99_ms", .number(latency.loaded.p99)), ("median_ms", .number(latency.loaded.median)),
+                ("max_ms", .number(latency.loaded.maximum)), ("queries", .integer(latency.loaded.samples.count)),
+                ("idle_p99_ms", .number(latency.idle.p99)), ("no_fsync_p99_ms", .number(latency.withoutFsync.p99)),
+                ("no_fsync_queries", .integer(latency.withoutFsync.samples.count)), ("load_ms", .number(latency.load.median)),
+            ]
+            item.note = String(
+                format: "count(in:) p99 %.3f ms, max %.1f (%d calls; idle p99 %.4f ms, durability .none p99 %.3f ms) over %.0f ms of syncs a round",
+                latency.loaded.p99, latency.loaded.maximum, latency.loaded.samples.count, latency.idle.p99,
+                latency.withoutFsync.p99, latency.load.median
+            )
+            results.append(item)
+        }
+
+        let rounds = "\(sampling.samples) rounds after \(sampling.warmUps) warm-up, the probe's samples pooled"
+        let notes: [(items: [String], text: String)] = [
+            ([], "Targets are the issue's, defined at N = 100,000 on a 2-core machine."),
+            (["append_unsynced", "append_durable"], "append_*: JournalStorage.append of \(dataset.changeBatches.count) batches of 30 into a fresh journal (encode + write, + fsync for durable); SQLite: one transaction per batch, WAL, synchronous OFF / FULL."),
+            (["append_durable"], "fsync floor: the journal's own batch lines, one write + fsync each, in the same run, alternating sample by sample with the durable appends."),
+            (["open", "open_uncompacted", "open_without_snapshot"], "open: the journal file is in the page cache (no cache drop), as is SQLite's."),
+            (["sync_full_engine", "delta_requests_unchanged"], "sync_full_engine / delta_requests_unchanged: BookmarkSyncEngine through PixivBookmarkSource and PixivClient against FakePixiv in process (no sockets), with an instant clock; FakePixiv's answers are recorded in the warm-up and replayed, so the samples time the engine, the store and the client decoding Pixiv's JSON, not FakePixiv encoding it."),
+            (["sync_walk_12k_simulated"], "sync_walk_12k_simulated: the engine's default pacing walking 12,000 bookmarks (401 requests) against FakePixiv's rate-limit model of 100 requests per 120 s with a 300 s penalty, in virtual time on one instant clock; the optimum sends every request as early as the window allows at the 150 ms floor."),
+            (["rss_bytes_per_bookmark"], "rss_bytes_per_bookmark: (VmHWM after open - VmRSS before open) / bookmarks, in a child process."),
+            (["pool_lateness_p99"], "pool_lateness_p99: how late a task on the cooperative pool that loops Task.sleep(for: 1 ms) wakes (ContinuousClock time of each sleep - 1 ms), from just before a load starts until it ends; the load: 4 stores of \(sizes.storeBookmarks) bookmarks (written untimed with durability .none, opened with .always) each apply a batch of 30 they already hold and compact (write, fsync, rename, directory fsync), \(ConcurrencyItems.compactionsPerStore) times, while 4 fresh stores each apply \(sizes.pages) pages of 30 with durability .always (write + fsync each, and the automatic compactions their journals ask for), all in one task group, every loop yielding between steps as a sync does between pages; \(rounds). ours / p90 / median_ms / p99_ms / max_ms: that lateness; idle_p99_ms: the same ticker for \(sizes.idleTicks) ticks with nothing else running; load_ms: the median round's load wall time."),
+            (["query_p99_during_durable_sync"], "query_p99_during_durable_sync: the latency of each await store.count(in: .public), called in a loop on the cooperative pool with a 0.2 ms Task.sleep between calls (not timed), on one of 4 fresh stores that each apply \(sizes.pages) pages of 30 with durability .always concurrently, yielding between pages (the query waits for the store's actor, which does each page's write + fsync on the pool), from just before the syncs start until they end; \(rounds). idle_p99_ms: \(sizes.idleQueries) calls on a store holding \(sizes.pages) pages with nothing else running; no_fsync_p99_ms: the same rounds with durability .none; load_ms: the median durable round's wall time."),
         ]
-        return (results, memory, notes)
+        return (results, memory, notes.filter { $0.items.isEmpty || $0.items.contains(where: wants) }.map(\.text))
     }
 
     private func queries(directory: URL, sqliteDirectory: URL, sqlite: SQLiteItems) async throws -> [ItemResult] {

@@ -107,6 +107,16 @@ struct JournalItems {
         }
     }
 
+    /// A journal of every batch (durability `.none`), untimed: what ``appendUnsynced()`` leaves,
+    /// for a run that wants the later items but not that one.
+    func writeJournal() throws -> URL {
+        let directory = try scratch.directory("journal-unsynced")
+        let storage = try JournalStorage(directory: directory, options: Self.options(.none))
+        for batch in dataset.changeBatches { try storage.append(batch) }
+        try storage.close()
+        return directory
+    }
+
     /// A journal that holds every bookmark twice (the data set appended, then appended again as
     /// updates, in batches of 30, never compacted): what open replays when compaction lags.
     func writeUncompactedJournal() throws -> URL {
@@ -128,6 +138,13 @@ struct JournalItems {
         }
         try await store.close()
         return figure
+    }
+
+    /// Compacts the store in `directory` once, untimed: what ``compact(directory:)`` leaves.
+    func compactOnce(directory: URL) async throws {
+        let store = try BookmarksIndexStore(directory: directory, options: Self.options(.always))
+        try await store.compact()
+        try await store.close()
     }
 
     /// Opens the store in `directory` and asks for its top 50 tags (what SQLite's figure does),

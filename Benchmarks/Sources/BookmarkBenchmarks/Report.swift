@@ -94,6 +94,8 @@ struct Report {
     var sampling: Sampling
     var results: [ItemResult]
     var memory: MemoryProbe.Result?
+    /// Whether the run asked for the memory probe (not under an `--only` without it).
+    var memoryProbed = true
     var memoryTarget: Target?
     var notes: [String]
     var seconds: Double
@@ -159,7 +161,7 @@ struct Report {
                        Double(memory.peakAfter) / 1_048_576, Double(memory.residentBefore) / 1_048_576, memory.residentBytesPerBookmark),
             ]
             lines.append(row.joined())
-        } else {
+        } else if memoryProbed {
             lines.append(pad("rss_bytes_per_bookmark", 26) + "   (not measured: no /proc on this system)")
         }
         lines.append("")

@@ -23,6 +23,15 @@ struct SQLiteItems {
         return (figure, last!)
     }
 
+    /// A database that received every batch once (`synchronous=OFF`), untimed: what
+    /// ``append(durable:)`` leaves, for a run that wants the later items but not that one.
+    func writeOnce() throws -> URL {
+        let directory = try scratch.directory("sqlite-unsynced")
+        let peer = try SQLitePeer(directory: directory, durable: false)
+        for range in dataset.batchRanges { try peer.upsert(dataset.rows[range]) }
+        return directory
+    }
+
     /// A database that received every bookmark twice (the counterpart of the uncompacted
     /// journal), checkpointed.
     func writeTwice() throws -> URL {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The median and p90 of a set of timed samples, in milliseconds.
+/// The median and percentiles of a set of timed samples, in milliseconds.
 struct Figure: Sendable {
     var samples: [Double]
 
@@ -16,8 +16,18 @@ struct Figure: Sendable {
     }
 
     /// The nearest-rank 90th percentile: with 5 samples, the slowest.
-    var p90: Double {
-        samples[min(samples.count - 1, Int((Double(samples.count) * 0.9).rounded(.up)) - 1)]
+    var p90: Double { percentile(0.9) }
+
+    /// The nearest-rank 99th percentile: with fewer than 100 samples, the slowest.
+    var p99: Double { percentile(0.99) }
+
+    /// The slowest sample.
+    var maximum: Double { samples[samples.count - 1] }
+
+    /// The nearest-rank percentile `fraction` (0.9 for p90): the smallest sample that at least
+    /// that fraction of the samples do not exceed.
+    func percentile(_ fraction: Double) -> Double {
+        samples[min(samples.count - 1, max(0, Int((Double(samples.count) * fraction).rounded(.up)) - 1))]
     }
 
     /// This figure with every sample multiplied by `factor` (a total turned into a per-unit time).

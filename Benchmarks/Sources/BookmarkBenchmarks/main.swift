@@ -4,16 +4,19 @@ import Foundation
 // BookmarkBenchmarks: this library's journal, index and sync engine measured side by side with
 // SQLite doing the same work in the same process. Run on a release build:
 //
-//   swift run -c release --package-path Benchmarks BookmarkBenchmarks [--n 100000] [--samples 5] [--json]
+//   swift run -c release --package-path Benchmarks BookmarkBenchmarks [--n 100000] [--samples 5] [--json] [--only <name,...>]
 //
 // Every item runs once to warm up, then `--samples` times; the table (or, with --json, one JSON
 // object on standard output) gives the median and p90. Progress goes to standard error.
 
 let usage = """
-    usage: BookmarkBenchmarks [--n <bookmarks>] [--samples <count>] [--json]
+    usage: BookmarkBenchmarks [--n <bookmarks>] [--samples <count>] [--json] [--only <name,...>]
       --n        bookmarks in the data set (default 100000)
       --samples  timed samples per item, after one warm-up (default 5, at least 5)
       --json     print one JSON object instead of the table
+      --only     run only these items, comma-separated (what a later item needs from an earlier
+                 one is then made untimed), e.g. --only pool_lateness_p99,query_p99_during_durable_sync;
+                 the items: \(BenchmarkRun.itemNames.joined(separator: ", "))
 
     For profiling an open on its own (e.g. under valgrind --tool=callgrind or perf):
       --write-journal <dir>          write a compacted journal of --n bookmarks into <dir>, then exit
@@ -25,6 +28,8 @@ struct Arguments {
     var n = 100_000
     var samples = 5
     var json = false
+    /// The items `--only` names; `nil` runs every item.
+    var only: Set<String>?
     var memoryProbeDirectory: String?
     var journalDirectory: String?
     var timeOpenDirectory: String?
@@ -47,6 +52,14 @@ struct Arguments {
             case "--n": n = try count(of: argument, minimum: 1_000)
             case "--samples": samples = try count(of: argument, minimum: 5)
             case "--json": json = true
+            case "--only":
+                let names = try value(of: argument).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                let unknown = names.filter { !BenchmarkRun.itemNames.contains($0) }
+                guard !names.isEmpty else { throw HarnessError("--only needs at least one item name\n\(usage)") }
+                guard unknown.isEmpty else {
+                    throw HarnessError("--only: no item named \(unknown.joined(separator: ", ")); the items: \(BenchmarkRun.itemNames.joined(separator: ", "))")
+                }
+                only = Set(names)
             case MemoryProbe.flag: memoryProbeDirectory = try value(of: argument)
             case "--write-journal": journalDirectory = try value(of: argument)
             case "--time-open": timeOpenDirectory = try value(of: argument)
@@ -109,7 +122,7 @@ do {
     do {
         progress("generating \(arguments.n) bookmarks")
         let dataset = Dataset(count: arguments.n)
-        let run = BenchmarkRun(dataset: dataset, sampling: sampling, scratch: scratch, log: { progress("measuring " + $0) })
+        let run = BenchmarkRun(dataset: dataset, sampling: sampling, scratch: scratch, wanted: arguments.only, log: { progress("measuring " + $0) })
         let measured = try await run.run()
         scratch.removeAll()
         let report = Report(
@@ -118,6 +131,7 @@ do {
             sampling: sampling,
             results: measured.results,
             memory: measured.memory,
+            memoryProbed: arguments.only?.contains("rss_bytes_per_bookmark") ?? true,
             memoryTarget: measured.memory.map { Target(text: "≤ 900 B", isMet: $0.peakBytesPerBookmark <= 900) },
             notes: measured.notes,
             seconds: milliseconds(ContinuousClock.now - start) / 1000
