@@ -11,6 +11,8 @@ public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
 
         /// The store or its storage was closed.
         public static let closed = Code("closed")
+        /// A write to a storage opened only to read (a ``JournalReader``).
+        public static let readOnly = Code("readOnly")
         /// An argument was out of range or malformed.
         public static let invalidArgument = Code("invalidArgument")
         /// Reading or writing the storage failed.
@@ -23,7 +25,7 @@ public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
         /// The journal was written by a newer version of this library; it was left untouched.
         public static let newerSchema = Code("newerSchema")
         /// A schema migration step failed; the journal was left as it was. The caller may
-        /// delete it with ``JournalStorage/removeJournal(in:fileSystem:)`` and sync again.
+        /// delete it with ``JournalStorage/removeJournal(in:fileSystem:pool:)`` and sync again.
         public static let migrationFailed = Code("migrationFailed")
     }
 

@@ -2,24 +2,14 @@ import Foundation
 
 extension BookmarksIndexStore {
     /// Opens the store kept in `directory` (created if needed) with the default storage, a
-    /// ``JournalStorage``.
+    /// ``JournalStorage``. The file work runs on the options' ``JournalStorage/Options/ioPool``;
+    /// the calling task suspends meanwhile.
     ///
-    /// What the open repaired (a torn last line, a salvage, a migration) is in
-    /// ``journalHealth()``'s ``JournalHealthReport/recovery``.
+    /// What the open repaired (a torn last line, a salvage, a migration) is in ``health()``'s
+    /// ``StorageHealth/journal``'s ``JournalHealthReport/recovery``.
     ///
-    /// - Throws: ``BookmarkIndexError``; see ``JournalStorage/init(directory:options:)``.
-    public init(directory: URL, options: JournalStorage.Options = JournalStorage.Options()) throws {
-        try self.init(storage: JournalStorage(directory: directory, options: options))
-    }
-
-    /// Reads the journal back from disk and reports its health.
-    ///
-    /// - Throws: ``BookmarkIndexError/Code/invalidArgument`` when the store does not use a
-    ///   ``JournalStorage``.
-    public func journalHealth() throws -> JournalHealthReport {
-        guard let journal = storage as? JournalStorage else {
-            throw BookmarkIndexError(.invalidArgument, "This store does not keep a journal (its storage is \(type(of: storage))).")
-        }
-        return try journal.healthReport()
+    /// - Throws: ``BookmarkIndexError``; see ``JournalStorage/open(directory:options:)``.
+    public static func open(directory: URL, options: JournalStorage.Options = JournalStorage.Options()) async throws -> BookmarksIndexStore {
+        try await BookmarksIndexStore(storage: JournalStorage.open(directory: directory, options: options))
     }
 }

@@ -5,44 +5,53 @@
 /// before it becomes visible to queries; when a write throws, the index is unchanged.
 ///
 /// ```swift
-/// let store = try BookmarksIndexStore(storage: InMemoryStorage())
+/// let store = try await BookmarksIndexStore(storage: InMemoryStorage())
 /// try await store.upsert([bookmark])
 /// let tags = await store.tagHistogram(in: .public, limit: 20)
 /// let feed = await store.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["original"]), limit: 30)
 /// ```
 ///
-/// Queries run on the actor and read only memory. For heavy read work off the actor, take a
-/// ``snapshot`` (a copy-on-write value) and query it anywhere.
+/// Nothing the store does blocks a thread of Swift's cooperative pool: the storage's file work
+/// runs on its own threads (an ``IOThreadPool`` for the journal) while the store's actor is
+/// free. Queries read the last applied state and never wait behind a write's I/O; writes are
+/// applied one at a time, in the order they were made. Compaction runs in the background (see
+/// ``events(bufferingPolicy:)``). For heavy read work off the actor, take a ``snapshot`` (a
+/// copy-on-write value) and query it anywhere.
 public actor BookmarksIndexStore {
-    private var state: BookmarkIndexState
+    var state: BookmarkIndexState
     let storage: any BookmarkStorage
-    private var isClosed = false
+    /// The storage's compaction, when it has one.
+    let compactor: (any CompactableStorage)?
+    var isClosed = false
+    var compaction = CompactionSchedule()
+    var subscribers: [Int: AsyncStream<StoreEvent>.Continuation] = [:]
+    var nextSubscriberID = 0
+    /// Whether a write (or reset, close, or the start of a compaction) holds the storage.
+    private var isWriting = false
+    private var writeWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Opens a store on `storage`, loading everything it holds.
     ///
-    /// - Throws: what the storage's `load()` throws.
-    public init(storage: some BookmarkStorage) throws {
+    /// A storage that is also a ``CompactableStorage`` is compacted in the background when it
+    /// says compaction is due.
+    ///
+    /// - Throws: what the storage's ``BookmarkStorage/load()`` throws.
+    public init(storage: some BookmarkStorage) async throws {
         self.storage = storage
-        self.state = try storage.load()
+        self.compactor = storage as? any CompactableStorage
+        self.state = try await storage.load()
     }
 
     // MARK: Writes
 
     /// Makes `changes` durable as one batch, then applies them. An empty batch does nothing.
     ///
+    /// Waits for the writes made before it; queries meanwhile see the index without `changes`.
+    ///
     /// - Throws: ``BookmarkIndexError`` when the store is closed or the storage fails; the
     ///   index is then unchanged.
-    public func apply(_ changes: [BookmarkChange]) throws {
-        try checkOpen()
-        guard !changes.isEmpty else { return }
-        try storage.append(changes)
-        state.apply(changes)
-        if storage.wantsCompaction {
-            // The batch is durable and applied, so a failed automatic compaction must not fail
-            // it: the old journal stays valid, and the next write tries again. (A failure that
-            // leaves the storage unusable makes that next write throw.)
-            try? storage.compact(state)
-        }
+    public func apply(_ changes: [BookmarkChange]) async throws {
+        try await writing { try await self.write(changes) }
     }
 
     /// Reads the index, decides what to write and writes it, in one turn of the store: no other
@@ -62,105 +71,96 @@ public actor BookmarksIndexStore {
     /// - Throws: what `decide` throws (nothing is written), or what ``apply(_:)`` throws.
     public func update<Result: Sendable>(
         _ decide: @Sendable (BookmarkIndexState) throws -> (changes: [BookmarkChange], result: Result)
-    ) throws -> Result {
-        try checkOpen()
-        let (changes, result) = try decide(state)
-        try apply(changes)
-        return result
+    ) async throws -> Result {
+        try await writing {
+            let (changes, result) = try decide(self.state)
+            try await self.write(changes)
+            return result
+        }
     }
 
     /// Inserts or replaces `bookmarks` in one batch.
-    public func upsert(_ bookmarks: [IndexedBookmark]) throws {
-        try apply(bookmarks.map(BookmarkChange.upsert))
+    public func upsert(_ bookmarks: [IndexedBookmark]) async throws {
+        try await apply(bookmarks.map(BookmarkChange.upsert))
     }
 
     /// Removes the bookmarks with `keys` in one batch; keys not in the index are ignored.
-    public func remove(_ keys: [BookmarkKey]) throws {
-        try apply(keys.map(BookmarkChange.remove))
+    public func remove(_ keys: [BookmarkKey]) async throws {
+        try await apply(keys.map(BookmarkChange.remove))
     }
 
     /// Replaces the sync metadata of `restrict`'s list.
-    public func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) throws {
-        try apply([.setMetadata(metadata, for: restrict)])
+    public func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) async throws {
+        try await apply([.setMetadata(metadata, for: restrict)])
     }
 
-    /// Deletes every bookmark and all metadata, in memory and in storage.
+    /// Deletes every bookmark and all metadata, in memory and in storage, once a running
+    /// compaction has finished.
     ///
     /// The server is authoritative, so this is always safe: the next sync rebuilds the index.
-    public func resetStore() throws {
-        try checkOpen()
-        try storage.reset()
-        state = BookmarkIndexState()
+    public func resetStore() async throws {
+        try await writing {
+            await self.finishCompaction()
+            try await self.storage.reset()
+            self.state = BookmarkIndexState()
+        }
     }
 
-    /// Asks the storage to rewrite itself as the current state (for the journal: a fresh,
-    /// minimal file).
-    public func compact() throws {
-        try checkOpen()
-        try storage.compact(state)
-    }
-
-    /// Closes the storage. Later writes throw ``BookmarkIndexError/Code/closed``; queries keep
-    /// answering from memory.
-    public func close() throws {
+    /// Waits for any writes and compaction under way, then closes the storage. Later writes
+    /// throw ``BookmarkIndexError/Code/closed``; queries keep answering from memory.
+    public func close() async throws {
+        guard !isClosed else { return }
+        await acquireWriting()
+        defer { releaseWriting() }
         guard !isClosed else { return }
         isClosed = true
-        try storage.close()
+        await finishCompaction()
+        finishEvents()
+        try await storage.close()
     }
 
-    // MARK: Reads
-
-    /// A copy of the whole index, to query off the actor. O(1) until the store next writes.
-    public var snapshot: BookmarkIndexState { state }
-
-    /// The sync metadata of `restrict`'s list.
-    public func metadata(for restrict: Restrict) -> BookmarkIndexMetadata {
-        state.metadata(for: restrict)
+    /// Reads the storage back and reports its health (for a journal, what
+    /// ``StorageHealth/journal`` details, with what the open repaired). Changes nothing, and
+    /// runs beside writes and queries.
+    public func health() async throws -> StorageHealth {
+        try await storage.health()
     }
 
-    /// See ``BookmarkIndexState/tagHistogram(in:visibility:limit:)``.
-    public func tagHistogram(in restrict: Restrict, visibility: BookmarkFilter.Visibility = .visible, limit: Int? = nil) -> [TagCount] {
-        state.tagHistogram(in: restrict, visibility: visibility, limit: limit)
+    /// Runs `body` holding the storage: after every write made before it, before every write
+    /// made after it.
+    func writing<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+        try checkOpen()
+        await acquireWriting()
+        defer { releaseWriting() }
+        try checkOpen()
+        return try await body()
     }
 
-    /// See ``BookmarkIndexState/bookmarks(in:matching:limit:offset:)``.
-    public func bookmarks(
-        in restrict: Restrict,
-        matching filter: BookmarkFilter = .all,
-        limit: Int? = nil,
-        offset: Int = 0
-    ) -> [IndexedBookmark] {
-        state.bookmarks(in: restrict, matching: filter, limit: limit, offset: offset)
+    /// One batch: durable, then applied; then a compaction if the storage asks for one.
+    private func write(_ changes: [BookmarkChange]) async throws {
+        guard !changes.isEmpty else { return }
+        try await storage.append(changes)
+        state.apply(changes)
+        await compactIfDue()
     }
 
-    /// See ``BookmarkIndexState/count(in:matching:)``.
-    public func count(in restrict: Restrict, matching filter: BookmarkFilter) -> Int {
-        state.count(in: restrict, matching: filter)
+    private func acquireWriting() async {
+        if isWriting {
+            await withCheckedContinuation { writeWaiters.append($0) }
+        } else {
+            isWriting = true
+        }
     }
 
-    /// The number of bookmarks in `restrict`'s list, visible or vanished, as Pixiv counts a
-    /// list (its placeholders included). O(1). For one visibility, `count(in:matching:)` with a
-    /// filter of that ``BookmarkFilter/visibility``, also O(1).
-    public func count(in restrict: Restrict) -> Int {
-        state.count(in: restrict)
+    private func releaseWriting() {
+        if writeWaiters.isEmpty {
+            isWriting = false
+        } else {
+            writeWaiters.removeFirst().resume() // handed over: still writing
+        }
     }
 
-    /// See ``BookmarkIndexState/coOccurringTags(in:matching:limit:)``.
-    public func coOccurringTags(in restrict: Restrict, matching filter: BookmarkFilter, limit: Int? = nil) -> [TagCount] {
-        state.coOccurringTags(in: restrict, matching: filter, limit: limit)
-    }
-
-    /// Whether the index has the bookmark `key`. O(1).
-    public func contains(_ key: BookmarkKey) -> Bool {
-        state.contains(key)
-    }
-
-    /// The bookmark `key`, or `nil`. O(1).
-    public func bookmark(for key: BookmarkKey) -> IndexedBookmark? {
-        state.bookmark(for: key)
-    }
-
-    private func checkOpen() throws {
+    func checkOpen() throws {
         if isClosed {
             throw BookmarkIndexError(.closed, "The store is closed; open a new BookmarksIndexStore to write.")
         }

@@ -36,7 +36,7 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
         refreshToken: pixiv.refreshToken, configuration: configuration, transport: transport
     )
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
-    let store = try BookmarksIndexStore(directory: directory)
+    let store = try await BookmarksIndexStore.open(directory: directory)
     var policy = SyncConfiguration()
     if arguments.flag("fast") {
         policy.minimumRequestSpacing = 0.005

@@ -21,7 +21,7 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     let hasStore = FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path)
     var lists: [(Restrict, count: Int, metadata: BookmarkIndexMetadata)] = []
     if hasStore {
-        let store = try StoreLocation.openExisting(arguments, readOnly: true)
+        let store = try await StoreLocation.openExisting(arguments, readOnly: true)
         for restrict in Restrict.allCases {
             lists.append((restrict, await store.count(in: restrict), await store.metadata(for: restrict)))
         }

@@ -28,16 +28,18 @@ enum StoreLocation {
     /// Opens the store for a command that only reads it: refuses to create one where there is none.
     /// Opens the store; `readOnly` (for commands that only read) takes no lock and writes
     /// nothing, so they work while another process syncs the store.
-    static func openExisting(_ arguments: ParsedArguments, salvage: Bool = false, readOnly: Bool = false) throws -> BookmarksIndexStore {
+    static func openExisting(_ arguments: ParsedArguments, salvage: Bool = false, readOnly: Bool = false) async throws -> BookmarksIndexStore {
         let directory = directory(arguments)
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path) else {
             throw BookmarkIndexError(.invalidArgument, "There is no store at \(directory.path); run 'bookmarks sync' or 'bookmarks demo --store \(directory.path)' first.")
         }
         var options = JournalStorage.Options()
         options.salvage = salvage
-        options.readOnly = readOnly
         do {
-            return try BookmarksIndexStore(directory: directory, options: options)
+            if readOnly {
+                return try await BookmarksIndexStore(storage: JournalReader.open(directory: directory, options: options))
+            }
+            return try await BookmarksIndexStore.open(directory: directory, options: options)
         } catch let error as BookmarkIndexError where error.code == .corrupt {
             throw BookmarkIndexError(error.code, error.message + " With this tool: 'bookmarks compact --salvage' or 'bookmarks reset'.", underlying: error.underlying)
         }
@@ -68,7 +70,7 @@ func runTags(_ arguments: ParsedArguments) async throws {
     let limit = try arguments.integer("limit", default: 30, in: 1...1_000_000)
     if arguments.flag("include-vanished") && arguments.flag("vanished") { throw UsageError("choose one of --include-vanished and --vanished") }
     let visibility: BookmarkFilter.Visibility = arguments.flag("vanished") ? .vanished : arguments.flag("include-vanished") ? .all : .visible
-    let store = try StoreLocation.openExisting(arguments, readOnly: true)
+    let store = try await StoreLocation.openExisting(arguments, readOnly: true)
     let tags = await store.tagHistogram(in: restrict, visibility: visibility, limit: limit)
     try await store.close()
     if arguments.flag("json") {
@@ -130,7 +132,7 @@ func runList(_ arguments: ParsedArguments) async throws {
         allOf: arguments.all("tag"), anyOf: arguments.all("any-tag"), noneOf: arguments.all("not-tag"),
         text: arguments.value("text"), visibility: visibility
     )
-    let store = try StoreLocation.openExisting(arguments, readOnly: true)
+    let store = try await StoreLocation.openExisting(arguments, readOnly: true)
     let bookmarks = await store.bookmarks(in: restrict, matching: filter, limit: limit)
     let total = await store.count(in: restrict, matching: filter)
     try await store.close()
@@ -162,7 +164,7 @@ let exportSpec = CommandSpec(
 
 func runExport(_ arguments: ParsedArguments) async throws {
     let format = try arguments.choice("format", default: "jsonl", in: ["jsonl", "csv"])
-    let store = try StoreLocation.openExisting(arguments, readOnly: true)
+    let store = try await StoreLocation.openExisting(arguments, readOnly: true)
     let snapshot = await store.snapshot
     try await store.close()
     var output = ""
@@ -200,13 +202,13 @@ let compactSpec = CommandSpec(
 )
 
 func runCompact(_ arguments: ParsedArguments) async throws {
-    let store = try StoreLocation.openExisting(arguments, salvage: arguments.flag("salvage"))
-    if let moved = try await store.journalHealth().recovery?.damagedFileMovedTo {
+    let store = try await StoreLocation.openExisting(arguments, salvage: arguments.flag("salvage"))
+    if let moved = try await store.health().journal?.recovery?.damagedFileMovedTo {
         print("Salvaged: the damaged journal is kept as \(moved).")
     }
-    let before = try await store.journalHealth().bytes
+    let before = try await store.health().bytes ?? 0
     try await store.compact()
-    let after = try await store.journalHealth().bytes
+    let after = try await store.health().bytes ?? 0
     try await store.close()
     print("Compacted \(StoreLocation.directory(arguments).path): \(before) → \(after) bytes.")
 }
@@ -219,8 +221,8 @@ let verifySpec = CommandSpec(
 
 /// Returns whether the journal is undamaged. A torn last line alone is not damage: it is a
 /// write cut short by a crash, and the next open cuts it off.
-func runVerify(_ arguments: ParsedArguments) throws -> Bool {
-    let report = try JournalStorage.verify(directory: StoreLocation.directory(arguments))
+func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
+    let report = try await JournalStorage.verify(directory: StoreLocation.directory(arguments))
     if arguments.flag("json") {
         try printJSON([
             "path": report.path, "healthy": report.isHealthy, "schemaVersion": report.schemaVersion as Any,
@@ -282,7 +284,7 @@ func runReset(_ arguments: ParsedArguments) async throws -> Bool {
         }
     }
     // Without opening the store: a damaged store, or one a migration cannot read, resets too.
-    try JournalStorage.removeJournal(in: directory)
+    try await JournalStorage.removeJournal(in: directory)
     print("Reset \(directory.path); the next sync rebuilds it from Pixiv.")
     return true
 }

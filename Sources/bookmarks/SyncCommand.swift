@@ -76,7 +76,7 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     )
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
     let directory = StoreLocation.directory(arguments)
-    let store = try BookmarksIndexStore(directory: directory)
+    let store = try await BookmarksIndexStore.open(directory: directory)
     let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: userID))
     let finished = await runSyncs(restricts, full: arguments.flag("full"), engine: engine)
     let status = await engine.currentStatus()

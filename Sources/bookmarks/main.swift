@@ -17,7 +17,7 @@ let commands: [Command] = [
     Command(spec: listSpec) { try await runList($0); return 0 },
     Command(spec: exportSpec) { try await runExport($0); return 0 },
     Command(spec: compactSpec) { try await runCompact($0); return 0 },
-    Command(spec: verifySpec) { try runVerify($0) ? 0 : 1 },
+    Command(spec: verifySpec) { try await runVerify($0) ? 0 : 1 },
     Command(spec: resetSpec) { try await runReset($0) ? 0 : 1 },
     Command(spec: serveSimulatorSpec) { try await runServeSimulator($0) },
 ]

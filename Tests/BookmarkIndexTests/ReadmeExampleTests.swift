@@ -8,7 +8,7 @@ import Testing
 struct ReadmeExampleTests {
     @Test func usageExampleRuns() async throws {
         // BEGIN README EXAMPLE
-        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
 
         let illust = BookmarkedIllustSnapshot(
             id: 123_456, title: "夏の空", artistID: 42, artistName: "みどり",
@@ -33,7 +33,7 @@ struct ReadmeExampleTests {
 
     /// The README's "Vanished works" example, compiled and run.
     @Test func vanishedWorksExampleRuns() async throws {
-        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         let seen = Date(timeIntervalSince1970: 1_780_000_000)
         try await store.upsert([IndexedBookmark(
             illust: BookmarkedIllustSnapshot(id: 7, title: "夏の空", artistName: "みどり", tags: [TagRef(name: "風景", translatedName: "scenery")]),

@@ -6,7 +6,7 @@ import Testing
 struct StoreTests {
     @Test func writesAreDurableBatchesAndQueriesSeeThem() async throws {
         let storage = InMemoryStorage()
-        let store = try BookmarksIndexStore(storage: storage)
+        let store = try await BookmarksIndexStore(storage: storage)
         try await store.upsert([row(1, tags: ["a"], order: 1), row(2, tags: ["a", "b"], order: 2)])
         try await store.upsert([row(1, .private, tags: ["c"], order: 1)])
         #expect(storage.appendedBatches == 2)
@@ -27,7 +27,7 @@ struct StoreTests {
     /// lose none, and a decision that throws writes nothing.
     @Test func updateReadsDecidesAndWritesInOneTurn() async throws {
         let storage = InMemoryStorage()
-        let store = try BookmarksIndexStore(storage: storage)
+        let store = try await BookmarksIndexStore(storage: storage)
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<50 {
                 group.addTask {
@@ -55,14 +55,14 @@ struct StoreTests {
         let storage = InMemoryStorage()
         let metadata = BookmarkIndexMetadata(lastDeltaSync: Date(timeIntervalSince1970: 77))
         do {
-            let store = try BookmarksIndexStore(storage: storage)
+            let store = try await BookmarksIndexStore(storage: storage)
             try await store.upsert([row(1, tags: ["a"]), row(2, .private)])
             try await store.setMetadata(metadata, for: .public)
             try await store.close()
             await #expect(throws: BookmarkIndexError.self) { try await store.upsert([row(3)]) }
             #expect(await store.count(in: .public) == 1, "a closed store still answers queries")
         }
-        let reopened = try BookmarksIndexStore(storage: storage)
+        let reopened = try await BookmarksIndexStore(storage: storage)
         #expect(await reopened.count(in: .public) == 1)
         #expect(await reopened.count(in: .private) == 1)
         #expect(await reopened.metadata(for: .public) == metadata)
@@ -70,7 +70,7 @@ struct StoreTests {
 
     @Test func resetStoreWipesBothListsAndMetadata() async throws {
         let storage = InMemoryStorage()
-        let store = try BookmarksIndexStore(storage: storage)
+        let store = try await BookmarksIndexStore(storage: storage)
         try await store.upsert([row(1, tags: ["a"]), row(1, .private, tags: ["b"])])
         try await store.setMetadata(BookmarkIndexMetadata(lastFullSync: Date()), for: .private)
         try await store.resetStore()
@@ -80,7 +80,7 @@ struct StoreTests {
             #expect(await store.metadata(for: restrict) == BookmarkIndexMetadata())
         }
         // The storage was wiped too, not just memory.
-        let reopened = try BookmarksIndexStore(storage: storage)
+        let reopened = try await BookmarksIndexStore(storage: storage)
         #expect(await reopened.count(in: .public) == 0)
         // And the store keeps working after a reset.
         try await store.upsert([row(5, tags: ["z"])])
@@ -89,15 +89,15 @@ struct StoreTests {
 
     @Test func aFailedWriteLeavesTheIndexUnchanged() async throws {
         let storage = InMemoryStorage()
-        let store = try BookmarksIndexStore(storage: storage)
+        let store = try await BookmarksIndexStore(storage: storage)
         try await store.upsert([row(1)])
-        try storage.close()
+        try await storage.close()
         await #expect(throws: BookmarkIndexError.self) { try await store.upsert([row(2)]) }
         #expect(await store.count(in: .public) == 1)
     }
 
     @Test func snapshotIsAValueThatLaterWritesDoNotChange() async throws {
-        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         try await store.upsert([row(1)])
         let snapshot = await store.snapshot
         try await store.upsert([row(2)])

@@ -8,7 +8,7 @@ import Testing
 /// The product's test plan for the sync engine, against the fake source and a test clock.
 @Suite struct BookmarkSyncEngineTests {
     @Test func firstSyncIndexesBothListsWithRisingProgressAndReturnsToIdle() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1_000, count: 75), to: .public)
         h.source.add(illusts(5_000, count: 40), to: .private)
         let recorder = await StatusRecorder(h.engine)
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func autoSyncWithinCooldownFetchesNothingAndALaterEmptyDeltaCostsOneRequest() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 70), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func aWeekLaterAutoWalksFullyAndPrunesBookmarksRemovedOnTheWeb() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 95), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func aFullWalkFailingMidwayPrunesNothingAndResumesFromItsCursorAfterARestart() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 100), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -116,7 +116,7 @@ import Testing
         // Restart: a new engine on the same storage resumes the walk from its cursor.
         h.source.setFaultRule(nil)
         h.source.clearLog()
-        let restarted = try h.restarted()
+        let restarted = try await h.restarted()
         #expect(await restarted.engine.startAutoSync(for: .public) == .started, "an unfinished walk is resumed by auto")
         await restarted.run()
         let kinds = h.source.requests.map(\.kind)
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func inAppMutationsUpdateTheIndexAndATombstoneKeepsAStalePageFromReAdding() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 40), to: .public)
         await h.syncBoth()
 
@@ -158,7 +158,7 @@ import Testing
     /// The tombstone is kept with the index: an app restarted within its lifetime still keeps
     /// a stale page from re-adding the work; once it has expired the server's page wins.
     @Test func aTombstoneSurvivesARestart() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 40), to: .public)
         await h.syncBoth()
         // The cache goes on serving the old first page, with work 40, for both syncs below.
@@ -167,7 +167,7 @@ import Testing
         try await h.engine.recordUnbookmark(illustID: 40, restrict: .public)
 
         await h.clock.advance(by: 61)
-        let restarted = try h.restarted()
+        let restarted = try await h.restarted()
         h.source.clearLog()
         await restarted.engine.startAutoSync(for: .public)
         await restarted.run()
@@ -177,7 +177,7 @@ import Testing
 
         // Ten minutes on, a page that still holds the work is believed again.
         await h.clock.advance(by: 600)
-        let later = try restarted.restarted()
+        let later = try await restarted.restarted()
         await later.engine.startAutoSync(for: .public)
         await later.run()
         #expect(await later.store.contains(BookmarkKey(illustID: 40, restrict: .public)), "the stale page re-adds it once the tombstone expired")
@@ -187,7 +187,7 @@ import Testing
     /// A pause is kept with the index: a process started again during it (a cron job running
     /// `bookmarks sync`, an app relaunched) sends nothing until it ends.
     @Test func aPauseSurvivesARestart() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 40), to: .public)
         await h.syncBoth()
         await h.clock.advance(by: 61)
@@ -204,7 +204,7 @@ import Testing
 
         h.source.setFaultRule(nil)
         h.source.clearLog()
-        let restarted = try h.restarted()
+        let restarted = try await h.restarted()
         #expect(await restarted.engine.currentStatus().publicList == .paused(until: until, reason: BookmarkSyncError(.rateLimited, reason.message)))
         #expect(await restarted.engine.startAutoSync(for: .public) == .paused(until: until))
         await restarted.run()
@@ -219,7 +219,7 @@ import Testing
     }
 
     @Test func privateRequestedWhilePublicSyncsIsQueuedAndRequestsNeverOverlapOrCrowd() async throws {
-        let h = try Harness(latency: 0.2)
+        let h = try await Harness(latency: 0.2)
         h.source.add(illusts(1, count: 130), to: .public)
         h.source.add(illusts(1_000, count: 70), to: .private)
 
@@ -245,7 +245,7 @@ import Testing
     /// request per 3.6 s, the halved rate), a server error backs off, and three such failures
     /// in a row pause the list for an hour.
     @Test func aRateLimitCoolsDownAServerErrorBacksOffAndThreeInARowPause() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 10), to: .public)
         await h.syncBoth()
         await h.clock.advance(by: 61)
@@ -285,7 +285,7 @@ import Testing
     }
 
     @Test func aLongerRetryAfterLengthensTheCooldown() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 10), to: .public)
         h.source.failNext(BookmarkSyncError(.rateLimited, "429", retryAfter: 600))
         await h.engine.startAutoSync(for: .public)
@@ -297,7 +297,7 @@ import Testing
     }
 
     @Test func anAuthFailureIsNotRetriedAndTheStatusShowsIt() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 10), to: .private)
         h.source.failNext(BookmarkSyncError(.unauthorized, "invalid_grant"))
         await h.engine.startAutoSync(for: .private)
@@ -308,7 +308,7 @@ import Testing
     }
 
     @Test func theKillSwitchFetchesNothing() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 10), to: .public)
         await h.engine.setIndexingEnabled(false)
         #expect(await h.engine.startAutoSync(for: .public) == .disabled)
@@ -333,7 +333,7 @@ import Testing
     }
 
     @Test func sixtyFiveNewBookmarksCostExactlyThreeRequests() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 50), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -355,7 +355,7 @@ extension BookmarkSyncEngineTests {
     /// must not leave the works below that page out: the next delta does not take the rows the
     /// interrupted one wrote for known ground.
     @Test func aDeltaInterruptedAfterItsFirstPageIsCompletedByTheNextDelta() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 50), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -385,7 +385,7 @@ extension BookmarkSyncEngineTests {
     /// A work bookmarked in the app sits on top of Pixiv's list too; it is not known ground for
     /// the works bookmarked on the web before it, which no sync has fetched yet.
     @Test func anInAppBookmarkDoesNotEndADeltaEarly() async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 50), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -406,7 +406,7 @@ extension BookmarkSyncEngineTests {
     /// there too, with or without new works around it, still at one request.
     @Test(arguments: [0, 2])
     func aWorkBookmarkedAgainOnTheWebMovesToTheTop(newWorks: Int) async throws {
-        let h = try Harness()
+        let h = try await Harness()
         h.source.add(illusts(1, count: 50), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()

@@ -7,14 +7,14 @@ import Testing
 
 /// The wiring shown in the README and the DocC article, kept compiling and working here.
 @Suite struct DocumentationExampleTests {
-    @Test func theProductionWiringBuildsWithoutARequest() throws {
+    @Test func theProductionWiringBuildsWithoutARequest() async throws {
         let (refreshToken, userID) = ("refresh", 4242)
         let configuration = PixivClient.Configuration()
         let tokens = RefreshTokenProvider(
             refreshToken: refreshToken, configuration: configuration, transport: URLSessionTransport()
         )
         let client = PixivClient(configuration: configuration, tokens: tokens)
-        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         let engine = BookmarkSyncEngine(
             store: store,
             source: PixivBookmarkSource(client: client, userID: userID)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func theTestWiringSyncsOnTheTestClock() async throws {
-        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         let clock = TestClock()
         let pixiv = FakePixiv(userID: 7, now: { clock.now }, sleep: clock.sleep(for:))
         let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken(lifetime: nil)), now: { clock.now })

@@ -10,7 +10,7 @@ import Testing
 /// waits are read from FakePixiv's own request log.
 @Suite struct EngineOverPixivTests {
     @Test func firstSyncIndexesBothListsWithRisingProgressAndReturnsToIdle() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1_000, count: 75), to: .public)
         h.pixiv.add(illusts(5_000, count: 40), to: .private)
         let recorder = await StatusRecorder(h.engine)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func autoSyncWithinCooldownFetchesNothingAndALaterEmptyDeltaCostsOneRequest() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 70), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func sixtyFiveNewBookmarksCostExactlyThreeRequests() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 50), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func aWeekLaterAutoWalksFullyAndPrunesBookmarksRemovedOnTheWeb() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 95), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func aFullWalkFailingMidwayPrunesNothingAndResumesFromItsCursorAfterARestart() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 100), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -155,7 +155,7 @@ import Testing
 
         // Restart: a new client and engine on the same storage resume the walk from its cursor.
         h.transport.setFaultRule(nil)
-        let restarted = try h.restarted()
+        let restarted = try await h.restarted()
         let resumeMark = h.pixiv.requests.count
         #expect(await restarted.engine.startAutoSync(for: .public) == .started, "auto resumes an unfinished walk")
         await restarted.run()
@@ -171,7 +171,7 @@ import Testing
     }
 
     @Test func recordBookmarkAddsTheRowWithItsTagsAndRestrict() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 40), to: .public)
         await h.syncBoth()
         let mark = h.pixiv.requests.count
@@ -194,7 +194,7 @@ import Testing
     }
 
     @Test func anUnbookmarkedWorkIsNotReAddedByAStalePageThatStillHoldsIt() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 40), to: .public)
         await h.syncBoth()
 
@@ -229,7 +229,7 @@ import Testing
     }
 
     @Test func unbookmarkingANewWorkTheIndexNeverHadDoesNotCutADeltaShort() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         await h.syncBoth()
 
@@ -249,7 +249,7 @@ import Testing
     }
 
     @Test func privateRequestedWhilePublicSyncsIsQueuedAndRequestsNeverOverlapOrCrowd() async throws {
-        let h = try PixivHarness(latency: 0.2)
+        let h = try await PixivHarness(latency: 0.2)
         h.pixiv.add(illusts(1, count: 130), to: .public)
         h.pixiv.add(illusts(1_000, count: 70), to: .private)
 
@@ -278,7 +278,7 @@ import Testing
     }
 
     @Test func aRateLimitCoolsDownAServerErrorBacksOffAndThreeInARowPause() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         await h.syncBoth()
         await h.clock.advance(by: 61)
@@ -323,7 +323,7 @@ import Testing
     }
 
     @Test func aLongerRetryAfterLengthensTheCooldown() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
         h.transport.failNext([.tooManyRequests(retryAfter: 600)])
         await h.engine.startAutoSync(for: .private)
@@ -335,7 +335,7 @@ import Testing
     }
 
     @Test func aRetryAfterDateIsReadOnTheClock() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
         let retryAt = h.clock.now + 900
         h.pixiv.enqueue(.tooManyRequests(retryAfter: HTTPDate.format(retryAt)))
@@ -352,7 +352,7 @@ import Testing
         let tokens = RefreshTokenProvider(
             refreshToken: pixiv.refreshToken, configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
         )
-        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        let h = try await PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
         h.pixiv.add(illusts(1, count: 100), to: .public)
         h.pixiv.enqueue(.accessTokenExpired, for: .bookmarks)
         await h.engine.startAutoSync(for: .public)
@@ -366,7 +366,7 @@ import Testing
     }
 
     @Test func aSlowResponseHoldsTheStreamAndTheNextRequestIsSpacedFromItsEnd() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 40), to: .private)
         h.pixiv.enqueue(.delay(.milliseconds(2_500)))
         await h.engine.startAutoSync(for: .private)
@@ -380,7 +380,7 @@ import Testing
     /// A Retry-After shorter than the cooldown does not shorten it (a proxy's `Retry-After: 1`
     /// would send the engine straight back into Pixiv's penalty).
     @Test func aShortRetryAfterDoesNotShortenTheCooldown() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
         h.transport.failNext([.serverError(status: 500), .tooManyRequests(retryAfter: 1)])
         await h.engine.startAutoSync(for: .private)
@@ -393,7 +393,7 @@ import Testing
     /// Pixiv's app API answers a rate limit with 403 or 400 and the "Rate Limit" body, without
     /// Retry-After: a five-minute cooldown of the account, then on at the halved rate.
     @Test func aRateLimitBodyUnderFourHundredCoolsDownToo() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         h.transport.failNext([.rateLimitBody(status: 400), .dropConnection])
         await h.engine.startAutoSync(for: .public)
@@ -407,7 +407,7 @@ import Testing
     }
 
     @Test func anAuthFailureIsNotRetriedAndTheStatusShowsIt() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)
         h.pixiv.expireAccessTokens()
         await h.engine.startAutoSync(for: .private)
@@ -428,7 +428,7 @@ import Testing
         let tokens = RefreshTokenProvider(
             refreshToken: "r", configuration: PixivClient.Configuration(), transport: pixiv, now: { clock.now }
         )
-        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        let h = try await PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
         h.pixiv.add(illusts(1, count: 10), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -450,7 +450,7 @@ import Testing
     }
 
     @Test func aWalkStoppedByTheKillSwitchResumesFromItsCursorWhenSwitchedBackOn() async throws {
-        let h = try PixivHarness(latency: 0.1)
+        let h = try await PixivHarness(latency: 0.1)
         h.pixiv.add(illusts(1, count: 100), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.clock.run(whileBusy: { h.transport.startedCount < 4 })
@@ -471,7 +471,7 @@ import Testing
     }
 
     @Test func theKillSwitchFetchesNothing() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         await h.engine.setIndexingEnabled(false)
         #expect(await h.engine.startAutoSync(for: .public) == .disabled)
@@ -481,7 +481,7 @@ import Testing
         #expect(await h.engine.currentStatus() == SyncStatus(publicList: .disabled, privateList: .disabled))
 
         // Switched off in the middle of a walk: it stops after the request in flight.
-        let latent = try PixivHarness(latency: 0.1)
+        let latent = try await PixivHarness(latency: 0.1)
         latent.pixiv.add(illusts(100, count: 80), to: .public)
         await latent.engine.startAutoSync(for: .public)
         await latent.clock.run(whileBusy: { latent.transport.startedCount < 2 })

@@ -11,7 +11,7 @@ import Testing
     /// A process started again during a cooldown sends nothing until it ends, and goes on at
     /// the learned pace, without a burst.
     @Test func aRelaunchWaitsOutACooldownAndKeepsTheLearnedPace() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 900), to: .public)
         let first = h.transport.startedCount
         h.transport.setFaultRule { number, _ in number == first + 3 ? .rateLimitBody(status: 403) : nil }
@@ -22,7 +22,7 @@ import Testing
         await h.engine.setIndexingEnabled(false)
         await h.run()
 
-        let relaunched = try h.restarted()
+        let relaunched = try await h.restarted()
         await h.clock.advance(to: trip + 100)
         let mark = h.pixiv.requests.count
         await relaunched.engine.startAutoSync(for: .public)
@@ -40,7 +40,7 @@ import Testing
     /// A trip is written to both lists' records; the later copy is the account's, and once the
     /// pace has recovered the other list's copy is cleared too, so no relaunch takes it back.
     @Test func theLearnedPaceIsTheAccountsNotAList() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 30 * 40), to: .private)
         let first = h.transport.startedCount
         h.transport.setFaultRule { number, _ in number == first + 2 ? .rateLimitBody(status: 403) : nil }
@@ -62,7 +62,7 @@ import Testing
 
     /// A delta interrupted by failures goes on from the page it stopped at after a restart.
     @Test func aDeltaResumesAfterARestart() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 60), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -77,7 +77,7 @@ import Testing
             return
         }
         h.transport.setFaultRule(nil)
-        let relaunched = try h.restarted()
+        let relaunched = try await h.restarted()
         await h.clock.advance(to: until)
         let mark = h.pixiv.requests.count
         await relaunched.engine.startAutoSync(for: .public)
@@ -99,7 +99,7 @@ import Testing
         for name in [JournalStorage.journalFileName, JournalStorage.snapshotFileName] {
             try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: directory.appendingPathComponent(name))
         }
-        let store = try BookmarksIndexStore(directory: directory)
+        let store = try await BookmarksIndexStore.open(directory: directory)
         let record = ListSyncRecord(await store.metadata(for: .private))
         let cursor = try #require(record.fullSyncCursor)
         let pause = try #require(record.pause)

@@ -8,11 +8,11 @@ import Testing
 /// Pixiv's real failure answers, through the engine: what a user is told, and what is retried.
 @Suite struct PixivDialectEngineTests {
     /// A harness whose client refreshes its tokens at FakePixiv's token endpoint.
-    func refreshingHarness(refreshToken: String = "r") throws -> PixivHarness {
+    func refreshingHarness(refreshToken: String = "r") async throws -> PixivHarness {
         let clock = TestClock()
         let pixiv = FakePixiv(userID: PixivHarness.userID, refreshToken: refreshToken, now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(refreshToken: refreshToken, transport: pixiv, now: { clock.now })
-        return try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        return try await PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
     }
 
     /// A dead refresh token, in Pixiv's current answer and its older one without the OAuth
@@ -22,7 +22,7 @@ import Testing
         #"{"has_error":true,"errors":{"system":{"message":"Invalid refresh token","code":1508}}}"#,
     ])
     func aDeadRefreshTokenTellsTheUserToSignInAgain(body: String) async throws {
-        let h = try refreshingHarness()
+        let h = try await refreshingHarness()
         h.pixiv.add(illusts(1, count: 10), to: .public)
         h.pixiv.enqueue(.response(status: 400, body: Data(body.utf8)), for: .token)
         await h.engine.startAutoSync(for: .public)
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func wrongClientCredentialsStopAsUnauthorizedSayingWhich() async throws {
-        let h = try refreshingHarness()
+        let h = try await refreshingHarness()
         h.pixiv.requireClientCredentials(ClientCredentials(id: "the-real-one", secret: "s"))
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -54,7 +54,7 @@ import Testing
     /// A Cloudflare page is a block: the account waits it out (an hour by default), the list
     /// keeps its cursor, and the walk resumes from there when the user asks again.
     @Test func aCloudflareBlockIsWaitedOutAndTheWalkResumes() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 100), to: .public)
         let mark = h.pixiv.requests.count
         let first = h.transport.startedCount

@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomHistoryEndsWithPixivsTruthAndALawfulRequestLog(seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
-        let h = try PixivHarness(latency: Self.latency)
+        let h = try await PixivHarness(latency: Self.latency)
         let dice = WireFaultDice(seed: seed &* 7_919)
         h.transport.setFaultRule { _, _ in dice.roll() }
         // The product's policy, spelled out so the check does not follow a changed default.

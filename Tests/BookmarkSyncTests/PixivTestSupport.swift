@@ -172,7 +172,7 @@ struct PixivHarness {
         pixiv: FakePixiv? = nil,
         tokens: (any AccessTokenProvider)? = nil,
         configuration: SyncConfiguration = SyncConfiguration()
-    ) throws {
+    ) async throws {
         let pixiv = pixiv ?? FakePixiv(userID: Self.userID, now: { clock.now }, sleep: clock.sleep(for:))
         self.clock = clock
         self.pixiv = pixiv
@@ -184,15 +184,15 @@ struct PixivHarness {
             sleep: clock.sleep(for:)
         )
         self.storage = storage
-        store = try BookmarksIndexStore(storage: storage)
+        store = try await BookmarksIndexStore(storage: storage)
         engine = BookmarkSyncEngine(
             store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), clock: clock, configuration: configuration
         )
     }
 
     /// The same account and storage, with a fresh client, store and engine: an app restart.
-    func restarted() throws -> PixivHarness {
-        try PixivHarness(latency: transport.latency, clock: clock, storage: storage, pixiv: pixiv)
+    func restarted() async throws -> PixivHarness {
+        try await PixivHarness(latency: transport.latency, clock: clock, storage: storage, pixiv: pixiv)
     }
 
     /// Drives the engine until idle; fails the test if it never gets there.

@@ -11,7 +11,7 @@ import Testing
     /// A walk of 12,000 bookmarks against 100 requests per 120 s (a 300 s penalty): at most one
     /// rate-limit answer, no pause, and at most twice the time the limit itself allows.
     @Test func aLargeWalkWithTheDefaultsStaysUnderTheReportedLimit() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 12_000), to: .public)
         let limit = FakePixiv.RateLimit(maxRequests: 100, window: .seconds(120), penalty: .seconds(300))
         h.pixiv.limitRequests(limit)
@@ -45,7 +45,7 @@ import Testing
     /// A limit stricter than the defaults (20 per 60 s) is learned in a few trips; then none,
     /// and no hour-long pause.
     @Test func aStricterLimitIsLearnedInAFewTrips() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 6_000), to: .public)
         h.pixiv.limitRequests(FakePixiv.RateLimit(maxRequests: 20, window: .seconds(60), penalty: .seconds(300)))
         let recorder = await StatusRecorder(h.engine)
@@ -73,7 +73,7 @@ import Testing
     /// A rate limit is the account's: the other list waits out the cooldown too, even when the
     /// list that tripped it has stopped (here it pauses at once).
     @Test func aCooldownHoldsBothLists() async throws {
-        let h = try PixivHarness(configuration: SyncConfiguration(failuresBeforePause: 1))
+        let h = try await PixivHarness(configuration: SyncConfiguration(failuresBeforePause: 1))
         h.pixiv.add(illusts(1, count: 90), to: .public)
         h.pixiv.add(illusts(1_000, count: 90), to: .private)
         let first = h.transport.startedCount
@@ -97,7 +97,7 @@ import Testing
 
     /// A walk's time left is the pages left at the current pace, for a list whose total is known.
     @Test func aWalkShowsItsTimeLeft() async throws {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 3_000), to: .public)
         let recorder = await StatusRecorder(h.engine)
         await h.engine.startAutoSync(for: .public)
@@ -122,7 +122,7 @@ import Testing
         let clock = TestClock()
         let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(refreshToken: pixiv.refreshToken, transport: pixiv, now: { clock.now })
-        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        let h = try await PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
         h.pixiv.add(illusts(1, count: 30 * 25), to: .public)
         let first = h.transport.startedCount
         // The 23rd request (past the burst of 20) finds its token expired.
@@ -143,7 +143,7 @@ import Testing
         let clock = TestClock()
         let pixiv = FakePixiv(userID: PixivHarness.userID, now: { clock.now }, sleep: clock.sleep(for:))
         let tokens = RefreshTokenProvider(refreshToken: pixiv.refreshToken, transport: pixiv, now: { clock.now })
-        let h = try PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
+        let h = try await PixivHarness(clock: clock, pixiv: pixiv, tokens: tokens)
         h.pixiv.add(illusts(1, count: 60), to: .public)
         h.pixiv.enqueue(.accessTokenExpired, for: .bookmarks, count: 5)
         await h.engine.startAutoSync(for: .public)

@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomHistoryEndsWithAnExactIndexAndALawfulRequestLog(seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
-        let h = try Harness(latency: 0.08)
+        let h = try await Harness(latency: 0.08)
         let faults = FaultDice(seed: seed &* 7_919)
         h.source.setFaultRule { _, _ in faults.roll() }
         var nextID = 10_000

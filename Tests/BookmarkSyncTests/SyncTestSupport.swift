@@ -23,17 +23,17 @@ struct Harness {
     let store: BookmarksIndexStore
     let engine: BookmarkSyncEngine
 
-    init(latency: TimeInterval = 0.05, clock: TestClock = TestClock(), storage: InMemoryStorage = InMemoryStorage(), source: FakeBookmarkSource? = nil) throws {
+    init(latency: TimeInterval = 0.05, clock: TestClock = TestClock(), storage: InMemoryStorage = InMemoryStorage(), source: FakeBookmarkSource? = nil) async throws {
         self.clock = clock
         self.source = source ?? FakeBookmarkSource(clock: clock, latency: latency)
         self.storage = storage
-        store = try BookmarksIndexStore(storage: storage)
+        store = try await BookmarksIndexStore(storage: storage)
         engine = BookmarkSyncEngine(store: store, source: self.source, clock: clock)
     }
 
     /// The same account and storage, with a fresh store and engine: an app restart.
-    func restarted() throws -> Harness {
-        try Harness(clock: clock, storage: storage, source: source)
+    func restarted() async throws -> Harness {
+        try await Harness(clock: clock, storage: storage, source: source)
     }
 
     /// Drives the engine until idle; fails the test if it never gets there.

@@ -10,7 +10,7 @@ import Testing
 @Suite struct VanishedWorksSyncTests {
     /// 95 public bookmarks, works 1…95 (95 the newest, on page 1), fully synced.
     func synced() async throws -> PixivHarness {
-        let h = try PixivHarness()
+        let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 95), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -164,7 +164,7 @@ import Testing
         var options = JournalStorage.Options()
         options.snapshotMinimumBytes = 0
         do {
-            let store = try BookmarksIndexStore(directory: directory, options: options)
+            let store = try await BookmarksIndexStore.open(directory: directory, options: options)
             let sync = engine(store)
             await sync.startAutoSync(for: .public)
             #expect(await clock.runUntilIdle(sync))
@@ -175,14 +175,14 @@ import Testing
             #expect(await clock.runUntilIdle(sync))
             try await store.close()
         }
-        let reopened = try BookmarksIndexStore(directory: directory, options: options)
+        let reopened = try await BookmarksIndexStore.open(directory: directory, options: options)
         let expected = await reopened.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished))
         #expect(expected.map(\.illust.id) == [6, 5])
         #expect(expected.map(\.illust.vanishReason) == [.unviewable, .deleted])
         #expect(expected.allSatisfy { $0.vanishedAt != nil && $0.illust.title.hasPrefix("work ") && !$0.illust.tags.isEmpty })
         try await reopened.compact()
         try await reopened.close()
-        let compacted = try BookmarksIndexStore(directory: directory, options: options)
+        let compacted = try await BookmarksIndexStore.open(directory: directory, options: options)
         #expect(await compacted.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished)) == expected, "after compaction, from its snapshot")
         #expect(await compacted.tagHistogram(in: .public, visibility: .vanished).map(\.name).contains("common"))
         try await compacted.close()

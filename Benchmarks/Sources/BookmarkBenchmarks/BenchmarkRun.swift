@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkIndexTesting
 import Foundation
 
 /// One run of every item (or of the ``wanted`` ones), in an order where each reuses what the
@@ -8,14 +9,14 @@ import Foundation
 struct BenchmarkRun {
     /// Every item's name, in the order of the run; `rss_bytes_per_bookmark` is the memory probe.
     static let itemNames = [
-        "append_unsynced", "append_durable", "compact", "open", "open_uncompacted", "rss_bytes_per_bookmark",
+        "append_unsynced", "append_durable", "compact", "open", "store_open_over_sqlite", "open_uncompacted", "rss_bytes_per_bookmark",
         "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of",
         "sync_full_engine", "delta_requests_unchanged", "sync_walk_12k_simulated",
-        "pool_lateness_p99", "query_p99_during_durable_sync",
+        "store_append_durable_over_sqlite", "sqlite_storage_conformance", "pool_lateness_p99", "query_p99_during_durable_sync",
     ]
     /// The items that need the compacted journal and database the unsynced appends leave.
     private static let afterCompaction: Set = [
-        "compact", "open", "rss_bytes_per_bookmark", "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of",
+        "compact", "open", "store_open_over_sqlite", "rss_bytes_per_bookmark", "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of",
     ]
 
     let dataset: Dataset
@@ -42,7 +43,7 @@ struct BenchmarkRun {
         var sqliteUnsynced: URL?
         if wants("append_unsynced") {
             log("append_unsynced")
-            let appended = try ours.appendUnsynced()
+            let appended = try await ours.appendUnsynced()
             let sqliteAppended = try sqlite.append(durable: false)
             (unsynced, sqliteUnsynced) = (appended.directory, sqliteAppended.directory)
             item = ItemResult(name: "append_unsynced", ours: appended.figure, sqlite: sqliteAppended.figure)
@@ -53,12 +54,12 @@ struct BenchmarkRun {
             results.append(item)
         } else if needsCompactedJournal {
             log("(untimed) the journal and database the later items need")
-            (unsynced, sqliteUnsynced) = (try ours.writeJournal(), try sqlite.writeOnce())
+            (unsynced, sqliteUnsynced) = (try await ours.writeJournal(), try sqlite.writeOnce())
         }
 
         if wants("append_durable") {
             log("append_durable")
-            let (durable, floor) = try ours.appendDurableWithFloor()
+            let (durable, floor) = try await ours.appendDurableWithFloor()
             let sqliteDurable = try sqlite.append(durable: true)
             scratch.remove(sqliteDurable.directory)
             item = ItemResult(name: "append_durable", ours: durable, sqlite: sqliteDurable.figure)
@@ -112,9 +113,19 @@ struct BenchmarkRun {
             results.append(item)
         }
 
+        // 10. The index over SQLite storage, beside the index over the journal.
+        let storage = StorageItems(dataset: dataset, sampling: sampling, scratch: scratch)
+        if wants("store_open_over_sqlite"), let unsynced {
+            log("store_open_over_sqlite")
+            let open = try await storage.open(journalDirectory: unsynced)
+            item = ItemResult(name: "store_open_over_sqlite", ours: open.journal, sqlite: open.sqlite)
+            item.note = "BookmarksIndexStore opened + first histogram: over the compacted journal (ours) and over SQLiteStorage (its rows decoded with JSONDecoder)"
+            results.append(item)
+        }
+
         if wants("open_uncompacted") {
             log("open_uncompacted")
-            let twice = try ours.writeUncompactedJournal()
+            let twice = try await ours.writeUncompactedJournal()
             let twiceBytes = JournalItems.journalBytes(in: twice)
             let sqliteTwice = try sqlite.writeTwice()
             let openTwice = try await ours.openStore(directory: twice, snapshots: false)
@@ -189,6 +200,25 @@ struct BenchmarkRun {
             results.append(item)
         }
 
+        if wants("store_append_durable_over_sqlite") {
+            log("store_append_durable_over_sqlite")
+            let append = try await storage.appendDurable()
+            item = ItemResult(name: "store_append_durable_over_sqlite", ours: append.journal, sqlite: append.sqlite)
+            item.fields = [("batches", .integer(storage.durableBatches.count))]
+            item.note = "store.apply of \(storage.durableBatches.count) batches of 30, durably: over JournalStorage (.always) and over SQLiteStorage (synchronous=FULL)"
+            results.append(item)
+        }
+
+        if wants("sqlite_storage_conformance") {
+            log("sqlite_storage_conformance")
+            try await storage.checkSQLiteConformance() // throws, and fails the run, on any failed check
+            item = ItemResult(name: "sqlite_storage_conformance")
+            item.fields = [("checks", .integer(StorageConformance.checks.count))]
+            item.note = "SQLiteStorage passes StorageConformance's \(StorageConformance.checks.count) checks"
+            item.target = Target(text: "every check passes", isMet: true)
+            results.append(item)
+        }
+
         // 8, 9. The cooperative pool under the stores' blocking file work.
         let concurrency = ConcurrencyItems(dataset: dataset, sampling: sampling, scratch: scratch)
         let sizes = concurrency.sizes
@@ -244,7 +274,7 @@ struct BenchmarkRun {
     }
 
     private func queries(directory: URL, sqliteDirectory: URL, sqlite: SQLiteItems) async throws -> [ItemResult] {
-        let store = try BookmarksIndexStore(directory: directory, options: JournalItems.options(.none))
+        let store = try await BookmarksIndexStore.open(directory: directory, options: JournalItems.options(.none))
         let peer = try SQLitePeer(directory: sqliteDirectory, durable: false)
         let tags = FilterTags(histogram: await store.tagHistogram(in: .public))
         var results: [ItemResult] = []

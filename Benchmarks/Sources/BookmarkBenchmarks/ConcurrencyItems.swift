@@ -72,14 +72,14 @@ struct ConcurrencyItems {
         let sizes = sizes
         let idle = try await Self.tickLateness(until: { $0 >= sizes.idleTicks })
         var compacting: [(store: BookmarksIndexStore, directory: URL)] = []
-        for _ in 0..<Self.stores { compacting.append(try compactingStore()) }
+        for _ in 0..<Self.stores { compacting.append(try await compactingStore()) }
         let compactingStores = compacting.map(\.store)
         let refills = compactingBatches
 
         var ticks: [Double] = []
         var loads: [Double] = []
         for round in 0..<(sampling.warmUps + sampling.samples) {
-            let syncing = try syncingStores(.always)
+            let syncing = try await syncingStores(.always)
             let syncingStores = syncing.map(\.store)
             let pages = syncingPages
             let outcome = try await Self.during(
@@ -103,7 +103,7 @@ struct ConcurrencyItems {
     func queryLatencyDuringSync() async throws -> QueryLatency {
         let sizes = sizes
         let pages = syncingPages
-        let idleStore = try syncingStores(.none, count: 1)
+        let idleStore = try await syncingStores(.none, count: 1)
         for batch in pages[0] { try await idleStore[0].store.apply(batch) }
         let idle = try await Self.queryLatency(idleStore[0].store, until: { $0 >= sizes.idleQueries })
         try await close(idleStore)
@@ -112,7 +112,7 @@ struct ConcurrencyItems {
             var latencies: [Double] = []
             var loads: [Double] = []
             for round in 0..<(sampling.warmUps + sampling.samples) {
-                let syncing = try syncingStores(durability)
+                let syncing = try await syncingStores(durability)
                 let stores = syncing.map(\.store)
                 let queried = stores[0]
                 let outcome = try await Self.during(
@@ -153,20 +153,22 @@ struct ConcurrencyItems {
 
     /// A store holding ``compactingBatches``, written with durability `.none` and reopened with
     /// `.always` (compaction fsyncs either way).
-    private func compactingStore() throws -> (store: BookmarksIndexStore, directory: URL) {
+    private func compactingStore() async throws -> (store: BookmarksIndexStore, directory: URL) {
         let directory = try scratch.directory("compacting")
-        let storage = try JournalStorage(directory: directory, options: JournalItems.options(.none))
-        for batch in compactingBatches { try storage.append(batch) }
-        try storage.close()
-        return (try BookmarksIndexStore(directory: directory, options: JournalItems.options(.always)), directory)
+        let storage = try await JournalStorage.open(directory: directory, options: JournalItems.options(.none))
+        for batch in compactingBatches { try await storage.append(batch) }
+        try await storage.close()
+        return (try await BookmarksIndexStore.open(directory: directory, options: JournalItems.options(.always)), directory)
     }
 
     /// `count` fresh, empty stores.
-    private func syncingStores(_ durability: JournalStorage.Options.Durability, count: Int = stores) throws -> [(store: BookmarksIndexStore, directory: URL)] {
-        try (0..<count).map { _ in
+    private func syncingStores(_ durability: JournalStorage.Options.Durability, count: Int = stores) async throws -> [(store: BookmarksIndexStore, directory: URL)] {
+        var stores: [(store: BookmarksIndexStore, directory: URL)] = []
+        for _ in 0..<count {
             let directory = try scratch.directory("syncing")
-            return (try BookmarksIndexStore(directory: directory, options: JournalItems.options(durability)), directory)
+            stores.append((try await BookmarksIndexStore.open(directory: directory, options: JournalItems.options(durability)), directory))
         }
+        return stores
     }
 
     private func close(_ stores: [(store: BookmarksIndexStore, directory: URL)]) async throws {

@@ -23,11 +23,11 @@ struct JournalItems {
     /// Appends every batch to a fresh journal per sample, timing the appends (encode and
     /// `write` per batch). Returns the figure and the directory of the last sample's journal,
     /// which later items reuse.
-    func appendUnsynced() throws -> (figure: Figure, directory: URL) {
+    func appendUnsynced() async throws -> (figure: Figure, directory: URL) {
         var last: URL?
-        let figure = try sampling.measure {
+        let figure = try await sampling.measure {
             if let last { scratch.remove(last) }
-            let sample = try appendSample(.none)
+            let sample = try await appendSample(.none)
             last = sample.directory
             return sample.milliseconds
         }
@@ -39,11 +39,11 @@ struct JournalItems {
     /// batch), written by a bare loop of one `write` and one `fsync` per batch into a fresh file
     /// opened the way the journal opens its file. The two alternate, sample by sample, so that
     /// a change in the disk's speed during the run falls on both alike.
-    func appendDurableWithFloor() throws -> (ours: Figure, floor: Figure) {
-        var warmUp = try appendSample(.always)
+    func appendDurableWithFloor() async throws -> (ours: Figure, floor: Figure) {
+        var warmUp = try await appendSample(.always)
         for _ in 1..<max(sampling.warmUps, 1) {
             scratch.remove(warmUp.directory)
-            warmUp = try appendSample(.always)
+            warmUp = try await appendSample(.always)
         }
         let bytes = try Data(contentsOf: warmUp.directory.appendingPathComponent(JournalStorage.journalFileName))
         scratch.remove(warmUp.directory)
@@ -58,7 +58,7 @@ struct JournalItems {
         var ours: [Double] = []
         var floor: [Double] = []
         for _ in 0..<sampling.samples {
-            let sample = try appendSample(.always)
+            let sample = try await appendSample(.always)
             scratch.remove(sample.directory)
             ours.append(sample.milliseconds)
             floor.append(try floorSample(header: header, lines: lines))
@@ -66,13 +66,13 @@ struct JournalItems {
         return (Figure(samples: ours), Figure(samples: floor))
     }
 
-    private func appendSample(_ durability: JournalStorage.Options.Durability) throws -> (milliseconds: Double, directory: URL) {
+    private func appendSample(_ durability: JournalStorage.Options.Durability) async throws -> (milliseconds: Double, directory: URL) {
         let directory = try scratch.directory("journal-\(durability == .always ? "durable" : "unsynced")")
-        let storage = try JournalStorage(directory: directory, options: Self.options(durability))
-        let elapsed = try elapsedMilliseconds {
-            for batch in dataset.changeBatches { try storage.append(batch) }
+        let storage = try await JournalStorage.open(directory: directory, options: Self.options(durability))
+        let elapsed = try await elapsedMilliseconds {
+            for batch in dataset.changeBatches { try await storage.append(batch) }
         }
-        try storage.close()
+        try await storage.close()
         return (elapsed, directory)
     }
 
@@ -109,30 +109,30 @@ struct JournalItems {
 
     /// A journal of every batch (durability `.none`), untimed: what ``appendUnsynced()`` leaves,
     /// for a run that wants the later items but not that one.
-    func writeJournal() throws -> URL {
+    func writeJournal() async throws -> URL {
         let directory = try scratch.directory("journal-unsynced")
-        let storage = try JournalStorage(directory: directory, options: Self.options(.none))
-        for batch in dataset.changeBatches { try storage.append(batch) }
-        try storage.close()
+        let storage = try await JournalStorage.open(directory: directory, options: Self.options(.none))
+        for batch in dataset.changeBatches { try await storage.append(batch) }
+        try await storage.close()
         return directory
     }
 
     /// A journal that holds every bookmark twice (the data set appended, then appended again as
     /// updates, in batches of 30, never compacted): what open replays when compaction lags.
-    func writeUncompactedJournal() throws -> URL {
+    func writeUncompactedJournal() async throws -> URL {
         let directory = try scratch.directory("journal-uncompacted")
-        let storage = try JournalStorage(directory: directory, options: Self.options(.none))
+        let storage = try await JournalStorage.open(directory: directory, options: Self.options(.none))
         for _ in 0..<2 {
-            for batch in dataset.changeBatches { try storage.append(batch) }
+            for batch in dataset.changeBatches { try await storage.append(batch) }
         }
-        try storage.close()
+        try await storage.close()
         return directory
     }
 
     /// Compacts the store in `directory` once per sample (the live state written to a temporary
     /// file, fsynced, renamed over the journal, the directory fsynced).
     func compact(directory: URL) async throws -> Figure {
-        let store = try BookmarksIndexStore(directory: directory, options: Self.options(.always))
+        let store = try await BookmarksIndexStore.open(directory: directory, options: Self.options(.always))
         let figure = try await sampling.measure {
             try await elapsedMilliseconds { try await store.compact() }
         }
@@ -142,7 +142,7 @@ struct JournalItems {
 
     /// Compacts the store in `directory` once, untimed: what ``compact(directory:)`` leaves.
     func compactOnce(directory: URL) async throws {
-        let store = try BookmarksIndexStore(directory: directory, options: Self.options(.always))
+        let store = try await BookmarksIndexStore.open(directory: directory, options: Self.options(.always))
         try await store.compact()
         try await store.close()
     }
@@ -161,7 +161,7 @@ struct JournalItems {
             var store: BookmarksIndexStore?
             var tags: [TagCount] = []
             let elapsed = try await elapsedMilliseconds {
-                store = try BookmarksIndexStore(directory: directory, options: options)
+                store = try await BookmarksIndexStore.open(directory: directory, options: options)
                 tags = await store?.tagHistogram(in: .public, limit: 50) ?? []
             }
             guard !tags.isEmpty else { throw HarnessError("the histogram is empty after open") }

@@ -23,7 +23,7 @@ enum MemoryProbe {
     /// The child's side: opens the store in `directory` and prints the four numbers.
     static func runChild(directory: String) async throws {
         guard let before = statusBytes("VmRSS") else { throw HarnessError("/proc/self/status has no VmRSS") }
-        let store = try BookmarksIndexStore(directory: URL(fileURLWithPath: directory, isDirectory: true))
+        let store = try await BookmarksIndexStore.open(directory: URL(fileURLWithPath: directory, isDirectory: true))
         guard let peak = statusBytes("VmHWM"), let after = statusBytes("VmRSS") else {
             throw HarnessError("/proc/self/status has no VmHWM")
         }

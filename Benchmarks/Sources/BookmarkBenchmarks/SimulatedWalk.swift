@@ -28,7 +28,7 @@ struct SimulatedWalk {
         let pixiv = FakePixiv(userID: 1, public: illusts, now: { clock.now })
         pixiv.limitRequests(Self.limit)
         let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken(lifetime: nil)), now: { clock.now })
-        let store = try BookmarksIndexStore(storage: InMemoryStorage())
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), clock: clock)
         guard await engine.startAutoSync(for: .public) == .started else { throw HarnessError("the simulated walk did not start") }
         await engine.waitUntilIdle()

@@ -87,7 +87,7 @@ struct SyncItems {
                 scratch.remove(last.directory)
             }
             let directory = try scratch.directory("sync")
-            let store = try BookmarksIndexStore(directory: directory, options: JournalItems.options(.none))
+            let store = try await BookmarksIndexStore.open(directory: directory, options: JournalItems.options(.none))
             let engine = BookmarkSyncEngine(store: store, source: source, clock: clock)
             last = (engine, store, clock, directory)
             let before = pageRequests()

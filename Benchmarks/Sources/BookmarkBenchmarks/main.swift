@@ -97,7 +97,7 @@ do {
         exit(0)
     }
     if let directory = arguments.journalDirectory {
-        let store = try BookmarksIndexStore(directory: URL(fileURLWithPath: directory, isDirectory: true), options: JournalItems.options(.none))
+        let store = try await BookmarksIndexStore.open(directory: URL(fileURLWithPath: directory, isDirectory: true), options: JournalItems.options(.none))
         for batch in Dataset(count: arguments.n).changeBatches { try await store.apply(batch) }
         try await store.compact()
         try await store.close()
@@ -108,7 +108,7 @@ do {
         for _ in 0..<7 {
             var store: BookmarksIndexStore?
             let elapsed = try await elapsedMilliseconds {
-                store = try BookmarksIndexStore(directory: url, options: JournalItems.options(.always))
+                store = try await BookmarksIndexStore.open(directory: url, options: JournalItems.options(.always))
                 _ = await store?.tagHistogram(in: .public, limit: 50)
             }
             print(String(format: "%.2f ms", elapsed))

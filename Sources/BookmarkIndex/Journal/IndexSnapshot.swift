@@ -162,6 +162,7 @@ enum IndexSnapshot {
     static func read(
         directory: String,
         fileSystem: any JournalFileSystem,
+        pool: IOThreadPool,
         refusal: (Coverage) throws -> String? = { _ in nil }
     ) throws -> (state: BookmarkIndexState, coverage: Coverage)? {
         guard let file = try fileSystem.openForReading(atPath: directory + "/" + fileName) else { return nil }
@@ -226,10 +227,10 @@ enum IndexSnapshot {
             return array
         }
 
-        // Rebuilding the tag table and indexing each list's rows run on threads of their own
-        // while the rest is read.
+        // Rebuilding the tag table and indexing each list's rows run on the pool's other threads
+        // while the rest is read (or on this one, when it waits for work no thread took).
         let tagBytes = try next(UInt8.self)
-        let tagTable = BackgroundWork { () throws -> TagTable in
+        let tagTable = pool.start { () throws -> TagTable in
             guard let table = TagTable(refs: try decodeTags(tagBytes)) else {
                 throw Unusable(reason: "its tag table holds a tag twice")
             }
@@ -238,8 +239,8 @@ enum IndexSnapshot {
         let metadata = try decodeMetadata(try next(UInt8.self))
         struct PendingList {
             var parts: ListIndex.Parts
-            var rows: BackgroundWork<ListIndex.IndexedRows>
-            var tagIndex: BackgroundWork<ListIndex.TagIndex>
+            var rows: PooledWork<ListIndex.IndexedRows>
+            var tagIndex: PooledWork<ListIndex.TagIndex>
         }
         var lists: [PendingList] = []
         for restrict in Restrict.allCases {
@@ -256,7 +257,7 @@ enum IndexSnapshot {
             parts.garbageTags = Int(scalars[1])
             parts.nextStamp = UInt32(scalars[2])
             parts.slots = try next(ListIndex.Row.self)
-            let rows = BackgroundWork { [slots = parts.slots] in
+            let rows = pool.start { [slots = parts.slots] in
                 try ListIndex.indexRows(slots, textCount: textCount, tagRefCount: tagRefCount)
             }
             parts.freeSlots = try next(Int32.self)
@@ -266,7 +267,7 @@ enum IndexSnapshot {
             parts.postingSlots = try next(Int32.self)
             parts.order = try next(OrderList.Entry.self)
             // Checked against the rows and the tag table (once it is built) while the text reads.
-            let tagIndex = BackgroundWork { [parts] in
+            let tagIndex = pool.start { [parts] in
                 try ListIndex.checkSlots(parts)
                 try ListIndex.checkOrder(parts.order, slots: parts.slots)
                 return try ListIndex.checkedTagIndex(parts, tags: try tagTable.wait())

@@ -73,6 +73,12 @@ public struct JournalHealthReport: Sendable, Hashable {
     public var recovery: JournalRecoveryReport?
     /// The index snapshot beside the journal; `nil` when there is none.
     public var snapshot: JournalSnapshotReport?
+    /// What the next open (without salvage) would repair, as the open itself plans it; `nil`
+    /// when it would refuse (see ``nextOpenRefuses``).
+    public var nextOpen: JournalRecoveryReport?
+    /// Why the next open (without salvage) would refuse, when it would: damage, or a newer
+    /// schema. Opening with salvage keeps every valid batch.
+    public var nextOpenRefuses: String?
 
     /// Whether the journal reads back completely: no damage and no torn tail.
     public var isHealthy: Bool {
@@ -80,7 +86,7 @@ public struct JournalHealthReport: Sendable, Hashable {
     }
 }
 
-/// What ``JournalStorage/verify(directory:fileSystem:migrations:)`` found of the index snapshot:
+/// What ``JournalStorage/verify(directory:fileSystem:migrations:pool:)`` found of the index snapshot:
 /// the cache of the journal's first lines that open reads instead of replaying them.
 public struct JournalSnapshotReport: Sendable, Hashable {
     /// The bytes of the journal the snapshot covers, when it could be read.

@@ -79,12 +79,13 @@ struct JournalScanner {
     static func scan(
         path: String,
         fileSystem: any JournalFileSystem,
+        pool: IOThreadPool,
         decodeBatch: Decoder? = nil,
         onEvent: (Event) throws -> Void
     ) throws -> Result? {
         guard let file = try fileSystem.openForReading(atPath: path) else { return nil }
         defer { try? fileSystem.close(file) }
-        return try scan(file: file, fileSystem: fileSystem, decodeBatch: decodeBatch, onEvent: onEvent)
+        return try scan(file: file, fileSystem: fileSystem, pool: pool, decodeBatch: decodeBatch, onEvent: onEvent)
     }
 
     /// Scans the journal open as `file`, from its start or from `resume`, to its end or to the
@@ -92,6 +93,7 @@ struct JournalScanner {
     static func scan(
         file: JournalFileHandle,
         fileSystem: any JournalFileSystem,
+        pool: IOThreadPool,
         decodeBatch: Decoder? = nil,
         resume: Resume? = nil,
         limit: Int? = nil,
@@ -126,7 +128,7 @@ struct JournalScanner {
                 offset += lastNewline + 1
                 carry.removeFirst(lastNewline + 1)
             }
-            return DecodingGroup(blocks: blocks, decodeBatch: decodeBatch)
+            return DecodingGroup(blocks: blocks, decodeBatch: decodeBatch, pool: pool)
         }
 
         // While the caller's thread replays one group, the next is already being decoded.
@@ -149,45 +151,46 @@ struct JournalScanner {
         return sequencer.result(length: offset + carry.count)
     }
 
-    /// A group of blocks decoded in parallel, in the background.
+    /// A group of blocks decoded in parallel, in the background, on the pool's threads.
     private final class DecodingGroup: Sendable {
         let blocks: [(base: Int, lines: [UInt8])]
         let decodeBatch: Decoder?
+        let pool: IOThreadPool
         private let decoded: Mutex<[[DecodedLine]]>
-        private let done = DispatchGroup()
+        private let workers = Mutex<[PooledWork<Void>]>([])
 
-        init(blocks: [(base: Int, lines: [UInt8])], decodeBatch: Decoder?) {
+        init(blocks: [(base: Int, lines: [UInt8])], decodeBatch: Decoder?, pool: IOThreadPool) {
             self.blocks = blocks
             self.decodeBatch = decodeBatch
+            self.pool = pool
             self.decoded = Mutex(Array(repeating: [], count: blocks.count))
         }
 
         var isEmpty: Bool { blocks.isEmpty }
 
-        /// Starts decoding on two threads of its own (not Dispatch's pool, which on Linux is
-        /// slow to add threads while the caller's thread is blocked waiting).
+        /// Starts decoding, as two pieces of work on the pool (a piece no thread has started
+        /// when ``wait()`` comes runs on the waiting thread).
         func start() {
             guard !blocks.isEmpty else { return }
-            let workers = min(Self.workerCount, blocks.count)
-            for worker in 0..<workers {
-                done.enter()
-                let thread = Thread {
-                    for index in stride(from: worker, to: self.blocks.count, by: workers) {
+            let count = min(2, blocks.count)
+            let started = (0..<count).map { worker in
+                pool.start {
+                    for index in stride(from: worker, to: self.blocks.count, by: count) {
                         let block = self.blocks[index]
                         let lines = block.lines.withUnsafeBytes { JournalScanner.decodeBlock($0, base: block.base, decodeBatch: self.decodeBatch) }
                         self.decoded.withLock { $0[index] = lines }
                     }
-                    self.done.leave()
                 }
-                thread.start()
             }
+            workers.withLock { $0 = started }
         }
-
-        private static let workerCount = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
 
         /// The decoded blocks, in order, once they are ready.
         func wait() -> [[DecodedLine]] {
-            done.wait()
+            let started = workers.withLock { $0 }
+            // Work no pool thread has taken yet runs here first, then the rest is waited for.
+            for worker in started { worker.runIfPending() }
+            for worker in started { try? worker.wait() }
             return decoded.withLock { $0 }
         }
     }

@@ -8,65 +8,78 @@ extension JournalStorage {
     ///
     /// A journal at an older schema is read through `migrations` (as opening would migrate
     /// it); one newer than `migrations.currentVersion` is reported as damage, since opening it
-    /// is refused.
+    /// is refused. The reading runs on `pool`.
     public static func verify(
         directory: URL,
         fileSystem: any JournalFileSystem = PosixFileSystem(),
-        migrations: JournalMigrationPlan = .production
-    ) throws -> JournalHealthReport {
-        let path = directory.path + "/" + journalFileName
+        migrations: JournalMigrationPlan = .production,
+        pool: IOThreadPool = .shared
+    ) async throws -> JournalHealthReport {
+        try await pool.run { try verifyNow(directory: directory, fileSystem: fileSystem, migrations: migrations, pool: pool) }
+    }
+
+    /// ``verify(directory:fileSystem:migrations:pool:)`` on the calling thread, which blocks.
+    static func verifyNow(directory: URL, fileSystem: any JournalFileSystem, migrations: JournalMigrationPlan, pool: IOThreadPool) throws -> JournalHealthReport {
+        var options = Options()
+        options.fileSystem = fileSystem
+        options.migrations = migrations
+        options.ioPool = pool
+        return try verifyNow(directory: directory.path, options: options)
+    }
+
+    /// Reads the journal whole (the snapshot aside, checked after), and plans its next open
+    /// as open itself would.
+    static func verifyNow(directory: String, options: Options) throws -> JournalHealthReport {
+        let fileSystem = options.fileSystem
+        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: false)
         var report = JournalHealthReport(
-            path: path, batches: 0, bytes: 0,
-            livePublicBookmarks: 0, livePrivateBookmarks: 0, damage: []
+            path: reading.path, batches: reading.batchesRead, bytes: reading.scan?.length ?? 0,
+            livePublicBookmarks: reading.state.count(in: .public), livePrivateBookmarks: reading.state.count(in: .private),
+            damage: reading.damage
         )
-        var decodeBatch: JournalScanner.Decoder?
-        if let headerLine = try readHead(path, fileSystem: fileSystem).firstLine,
-           let version = try? readHeader(headerLine, path: path).schemaVersion, version != migrations.currentVersion {
-            if version > migrations.currentVersion {
-                report.schemaVersion = version
-                report.bytes = try fileSystem.contents(atPath: path)?.count ?? 0
-                report.damage = [JournalDamage(
-                    line: 1, offset: 0,
-                    reason: "schema version \(version) is newer than this library's \(migrations.currentVersion): opening it is refused; nothing else was read"
-                )]
-                return report
+        var plannedOptions = options
+        plannedOptions.salvage = false
+        let plan = JournalRecoveryPlan(reading, options: plannedOptions, writes: true) { $0 }
+        switch plan.action {
+        case .refuse(let error): report.nextOpenRefuses = error.message
+        case .startFresh, .rewrite, .append: report.nextOpen = plan.recovery
+        }
+        switch reading.head {
+        case .missing(let length):
+            guard fileSystem.fileExists(atPath: reading.path) else {
+                throw BookmarkIndexError(.io, "There is no journal at \(reading.path).")
             }
-            decodeBatch = try migrator(plan: migrations, from: version, path: path)
-        }
-        var state = BookmarkIndexState()
-        let scanned: JournalScanner.Result?
-        do {
-            scanned = try JournalScanner.scan(path: path, fileSystem: fileSystem, decodeBatch: decodeBatch) { event in
-                switch event {
-                case .header(let header):
-                    report.schemaVersion = header.schemaVersion
-                    report.created = header.created
-                    report.lastCompaction = header.compacted
-                case .batch(_, let changes, _, _):
-                    report.batches += 1
-                    state.apply(changes)
-                case .damage(let damage):
-                    report.damage.append(damage)
-                }
+            report.bytes = length
+            report.damage = [JournalDamage(line: 1, offset: 0, reason: "the header is missing or cut short")]
+            return report
+        case .newer(let version):
+            report.schemaVersion = version
+            report.bytes = try fileSystem.contents(atPath: reading.path)?.count ?? 0
+            report.damage = [JournalDamage(
+                line: 1, offset: 0,
+                reason: "schema version \(version) is newer than this library's \(options.migrations.currentVersion): opening it is refused; nothing else was read"
+            )]
+            return report
+        case .header(let header, let unreadable):
+            if unreadable == nil {
+                report.schemaVersion = header.schemaVersion
+                report.created = header.created
+                report.lastCompaction = header.compacted
+            } else if report.damage.first?.line != 1 {
+                report.damage.insert(JournalDamage(line: 1, offset: 0, reason: "the header is unreadable"), at: 0)
             }
-        } catch let failure as JournalScanner.ScanFailure {
-            throw migrationError(failure, plan: migrations, path: path)
         }
-        guard let result = scanned else {
-            throw BookmarkIndexError(.io, "There is no journal at \(path).")
-        }
-        report.bytes = result.length
-        if result.header == nil, report.damage.first?.line != 1 {
-            report.damage.insert(JournalDamage(line: 1, offset: 0, reason: "the header is missing or cut short"), at: 0)
-        }
-        report.tornTail = result.tornTail
-        report.livePublicBookmarks = state.count(in: .public)
-        report.livePrivateBookmarks = state.count(in: .private)
+        report.tornTail = reading.scan?.tornTail
         report.snapshot = try verifySnapshot(
-            directory: directory.path, header: result.header, journalState: state, journalLength: result.length,
-            fileSystem: fileSystem, migrating: decodeBatch != nil
+            directory: directory, header: unreadableHeader(reading) ? nil : reading.header, journalState: reading.state,
+            journalLength: reading.scan?.length ?? 0, fileSystem: fileSystem, pool: options.ioPool, migrating: reading.migratingFrom != nil
         )
         return report
+    }
+
+    private static func unreadableHeader(_ reading: JournalReading) -> Bool {
+        if case .header(_, let unreadable?) = reading.head { return unreadable.code == .corrupt }
+        return false
     }
 
     /// Checks the snapshot in `directory` against `journalState`, what reading the journal
@@ -78,6 +91,7 @@ extension JournalStorage {
         journalState: BookmarkIndexState,
         journalLength: Int,
         fileSystem: any JournalFileSystem,
+        pool: IOThreadPool,
         migrating: Bool
     ) throws -> JournalSnapshotReport? {
         guard fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName) else { return nil }
@@ -86,7 +100,7 @@ extension JournalStorage {
         }
         guard let journal = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return nil }
         defer { try? fileSystem.close(journal) }
-        switch usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem) {
+        switch SnapshotPolicy.usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
         case .none:
             return nil
         case .unusable(let reason):
@@ -98,7 +112,7 @@ extension JournalStorage {
                 return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: true)
             }
             let resume = JournalScanner.Resume(coverage, header: header)
-            _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, resume: resume, limit: journalLength) { event in
+            _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, pool: pool, resume: resume, limit: journalLength) { event in
                 if case .batch(_, let changes, _, _) = event { state.apply(changes) }
             }
             return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
@@ -110,7 +124,11 @@ extension JournalStorage {
     /// again. Copies kept by an earlier salvage (`journal.jsonl.damaged-*`) are left alone.
     ///
     /// - Throws: ``BookmarkIndexError/Code/locked`` when a store has the directory open.
-    public static func removeJournal(in directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem()) throws {
+    public static func removeJournal(in directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem(), pool: IOThreadPool = .shared) async throws {
+        try await pool.run { try removeJournalNow(in: directory, fileSystem: fileSystem) }
+    }
+
+    private static func removeJournalNow(in directory: URL, fileSystem: any JournalFileSystem) throws {
         let path = directory.path
         guard fileSystem.fileExists(atPath: path + "/" + journalFileName) else { return }
         let lock = try fileSystem.lockExclusively(atPath: path + "/" + lockFileName)

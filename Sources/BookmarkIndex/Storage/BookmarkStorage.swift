@@ -1,30 +1,63 @@
 /// Where a ``BookmarksIndexStore`` keeps its index durable: the pluggable storage seam.
 ///
-/// The store calls these methods from its own actor, one at a time; an implementation never
-/// sees two calls at once from the same store. Two implementations ship: ``InMemoryStorage``
-/// for tests and ephemeral indexes, and the journal for the store opened on a directory.
+/// A backend conforms by being asynchronous: its work may take as long as it likes (a file
+/// `fsync`, a round trip to a database server) without blocking any thread of Swift's
+/// cooperative pool — run blocking calls on threads of its own (an ``IOThreadPool``, a serial
+/// `DispatchQueue`, the database library's own). ``InMemoryStorage`` and ``JournalStorage``
+/// ship with the library; `BookmarkIndexTesting`'s `StorageConformance` checks any other.
+///
+/// ## The contract
+///
+/// - The store calls ``load()`` once, first. It then calls ``append(_:)``, ``reset()`` and
+///   ``close()`` one at a time, each after the last has returned — never two at once. Only a
+///   compaction (see ``CompactableStorage``) runs beside them.
+/// - ``append(_:)`` is all or nothing: when it returns, the batch survives a crash (to the
+///   storage's stated durability); when it throws, none of it is stored, and the storage may
+///   still be written unless its error says it can no longer be.
+/// - What ``load()`` returns is what applying every batch acknowledged since the last
+///   ``reset()`` to an empty ``BookmarkIndexState`` gives — in content; internal layout (slot
+///   order, garbage) may differ.
+/// - After ``close()``, every call but ``health()`` and another `close()` throws
+///   ``BookmarkIndexError/Code/closed``.
+/// - ``health()`` reads what is stored and reports; it changes nothing and may be called at any
+///   time, beside anything else.
 public protocol BookmarkStorage: Sendable {
     /// Reads everything stored. Called once, when the store opens.
-    func load() throws -> BookmarkIndexState
+    func load() async throws -> BookmarkIndexState
 
     /// Makes one batch of changes durable. When this returns, the batch survives a crash;
     /// when it throws, none of it is stored.
-    func append(_ changes: [BookmarkChange]) throws
-
-    /// Whether the storage would like ``compact(_:)`` to be called now (for example, a journal
-    /// that has grown past its threshold). The store asks after every append.
-    var wantsCompaction: Bool { get }
-
-    /// Replaces what is stored by `state`, which is what replaying everything stored gives.
-    func compact(_ state: BookmarkIndexState) throws
+    func append(_ changes: [BookmarkChange]) async throws
 
     /// Deletes everything stored.
-    func reset() throws
+    func reset() async throws
 
-    /// Releases the storage's resources (files, locks). Later calls fail.
-    func close() throws
+    /// Releases the storage's resources (files, locks, connections). Later writes fail.
+    func close() async throws
+
+    /// Checks what is stored, reading it back, and reports.
+    func health() async throws -> StorageHealth
 }
 
-extension BookmarkStorage {
-    public var wantsCompaction: Bool { false }
+/// A storage that can rewrite itself as the live state, to shed what later batches made
+/// obsolete (the journal's replaced rows and removals): an optional capability of
+/// ``BookmarkStorage``. A store on such a storage compacts it in the background when it asks.
+///
+/// A compaction is two calls: ``beginCompaction(to:)``, which the store makes between two
+/// appends (none in flight), and the work it returns, which the store runs in the background
+/// while it goes on calling ``BookmarkStorage/append(_:)``. The storage keeps every batch
+/// appended meanwhile: once the work has returned, what is stored is `state` followed by those
+/// batches; if it throws, what is stored is as if it never ran. The store starts no second
+/// compaction, and calls no ``BookmarkStorage/reset()`` or ``BookmarkStorage/close()``,
+/// until the work has finished.
+public protocol CompactableStorage: BookmarkStorage {
+    /// Whether compacting now would pay off (for the journal: it has grown past its threshold).
+    /// The store asks after each append; answering must not block.
+    var isCompactionDue: Bool { get }
+
+    /// Starts a compaction to `state`, the result of every batch acknowledged so far, and
+    /// returns the rest of it, for the store to run in the background.
+    ///
+    /// - Throws: when the storage cannot compact now (closed, or failed earlier).
+    func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void
 }

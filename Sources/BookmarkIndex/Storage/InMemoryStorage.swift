@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// An instance outlives the store that uses it, so a test can close a store and open another
 /// on the same `InMemoryStorage` to check what a restart would see. It records how many batches
-/// it was given, for tests that count durable writes.
+/// it was given, for tests that count durable writes. Nothing it does blocks.
 public final class InMemoryStorage: BookmarkStorage {
     private struct Contents {
         var state = BookmarkIndexState()
@@ -12,22 +12,29 @@ public final class InMemoryStorage: BookmarkStorage {
         var isClosed = false
     }
 
-    private let contents = Mutex(Contents())
+    private let contents: Mutex<Contents>
 
     /// Empty storage.
-    public init() {}
+    public init() {
+        contents = Mutex(Contents())
+    }
+
+    /// Storage that starts out holding `state`.
+    public init(_ state: BookmarkIndexState) {
+        contents = Mutex(Contents(state: state))
+    }
 
     /// How many batches ``append(_:)`` has stored.
     public var appendedBatches: Int { contents.withLock { $0.appendedBatches } }
 
-    public func load() throws -> BookmarkIndexState {
+    public func load() async throws -> BookmarkIndexState {
         contents.withLock { contents in
             contents.isClosed = false
             return contents.state
         }
     }
 
-    public func append(_ changes: [BookmarkChange]) throws {
+    public func append(_ changes: [BookmarkChange]) async throws {
         try contents.withLock { contents in
             try Self.checkOpen(contents)
             contents.state.apply(changes)
@@ -35,22 +42,25 @@ public final class InMemoryStorage: BookmarkStorage {
         }
     }
 
-    public func compact(_ state: BookmarkIndexState) throws {
-        try contents.withLock { contents in
-            try Self.checkOpen(contents)
-            contents.state = state
-        }
-    }
-
-    public func reset() throws {
+    public func reset() async throws {
         try contents.withLock { contents in
             try Self.checkOpen(contents)
             contents.state = BookmarkIndexState()
         }
     }
 
-    public func close() throws {
+    public func close() async throws {
         contents.withLock { $0.isClosed = true }
+    }
+
+    public func health() async throws -> StorageHealth {
+        contents.withLock { contents in
+            StorageHealth(
+                storage: "in memory",
+                publicBookmarks: contents.state.count(in: .public),
+                privateBookmarks: contents.state.count(in: .private)
+            )
+        }
     }
 
     private static func checkOpen(_ contents: Contents) throws {

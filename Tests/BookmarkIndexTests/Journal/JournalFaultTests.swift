@@ -17,100 +17,98 @@ struct JournalFaultTests {
     }
 
     /// Opens a journal holding `acknowledged`, on `fileSystem`.
-    func openWithHistory(_ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem) throws -> JournalStorage {
-        let journal = try JournalStorage(directory: directory.url, options: journalOptions(fileSystem: fileSystem))
-        for batch in acknowledged { try journal.append(batch) }
+    func openWithHistory(_ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem) async throws -> JournalStorage {
+        let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions(fileSystem: fileSystem))
+        for batch in acknowledged { try await journal.append(batch) }
         return journal
     }
 
-    func reopen(_ directory: TemporaryDirectory) throws -> StateDump {
-        let journal = try JournalStorage(directory: directory.url, options: journalOptions())
-        defer { try? journal.close() }
-        return StateDump(try journal.load())
+    func reopen(_ directory: TemporaryDirectory) async throws -> StateDump {
+        try await withJournal(in: directory) { StateDump(try await $0.load()) }
     }
 
-    @Test func writeCutShortAtEveryByteIsCutBackAndReported() throws {
+    @Test func writeCutShortAtEveryByteIsCutBackAndReported() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try openWithHistory(directory, fileSystem)
+        let journal = try await openWithHistory(directory, fileSystem)
         let before = directory.journalBytes()
         var line = JSONWriter()
         JournalCodec.appendBatch(sequence: 3, pending, to: &line)
         for keep in 0..<line.bytes.count {
             fileSystem.inject(.cutShort(keeping: keep), atNext: .write)
-            let error = try #require(throws: BookmarkIndexError.self) { try journal.append(pending) }
+            let error = try await #require(throws: BookmarkIndexError.self) { try await journal.append(pending) }
             #expect(error.code == .io)
             #expect(error.message.contains("batch 3"))
             #expect(directory.journalFingerprint() == fingerprint(before), "kept \(keep): the partial line was cut off")
         }
         // Still usable, and the sequence did not advance.
-        try journal.append(pending)
-        try journal.close()
-        #expect(try reopen(directory) == state(acknowledged + [pending]))
+        try await journal.append(pending)
+        try await journal.close()
+        #expect(try await reopen(directory) == state(acknowledged + [pending]))
     }
 
-    @Test func failedFsyncIsCutBackAndReported() throws {
+    @Test func failedFsyncIsCutBackAndReported() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try openWithHistory(directory, fileSystem)
+        let journal = try await openWithHistory(directory, fileSystem)
         let before = directory.journalBytes()
         fileSystem.inject(.fail, atNext: .synchronize)
-        #expect(throws: BookmarkIndexError.self) { try journal.append(pending) }
+        await #expect(throws: BookmarkIndexError.self) { try await journal.append(pending) }
         #expect(directory.journalFingerprint() == fingerprint(before))
-        try journal.close()
-        #expect(try reopen(directory) == state(acknowledged))
+        try await journal.close()
+        #expect(try await reopen(directory) == state(acknowledged))
     }
 
-    @Test func failingToCutBackStopsFurtherWrites() throws {
+    @Test func failingToCutBackStopsFurtherWrites() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try openWithHistory(directory, fileSystem)
+        let journal = try await openWithHistory(directory, fileSystem)
         fileSystem.inject(.cutShort(keeping: 10), atNext: .write)
         fileSystem.inject(.fail, atNext: .truncate)
-        #expect(throws: BookmarkIndexError.self) { try journal.append(pending) }
-        let error = try #require(throws: BookmarkIndexError.self) { try journal.append(pending) }
+        await #expect(throws: BookmarkIndexError.self) { try await journal.append(pending) }
+        let error = try await #require(throws: BookmarkIndexError.self) { try await journal.append(pending) }
         #expect(error.message.contains("reopen the store"))
-        try journal.close()
+        try await journal.close()
         // Reopening cuts the torn tail the failed write left.
-        let reopened = try JournalStorage(directory: directory.url, options: journalOptions())
-        #expect(StateDump(try reopened.load()) == state(acknowledged))
+        let reopened = try await JournalStorage.open(directory: directory.url, options: journalOptions())
+        #expect(StateDump(try await reopened.load()) == state(acknowledged))
         #expect(reopened.recovery.truncatedTail?.bytes == 10)
     }
 
-    @Test func failedRenameDuringCompactionLeavesTheOldJournal() throws {
+    @Test func failedRenameDuringCompactionLeavesTheOldJournal() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try openWithHistory(directory, fileSystem)
+        let journal = try await openWithHistory(directory, fileSystem)
         let before = directory.journalBytes()
         var live = BookmarkIndexState()
         for batch in acknowledged { live.apply(batch) }
         fileSystem.inject(.fail, atNext: .rename)
-        #expect(throws: BookmarkIndexError.self) { try journal.compact(live) }
+        await #expect(throws: BookmarkIndexError.self) { try await journal.beginCompaction(to: live)() }
         #expect(directory.journalFingerprint() == fingerprint(before))
         #expect(!FileManager.default.fileExists(atPath: directory.url.path + "/" + JournalStorage.temporaryFileName))
-        try journal.append(pending)
-        try journal.close()
-        #expect(try reopen(directory) == state(acknowledged + [pending]))
+        try await journal.append(pending)
+        try await journal.close()
+        #expect(try await reopen(directory) == state(acknowledged + [pending]))
     }
 
     /// Counts the mutating steps `body` takes on a fresh journal holding `acknowledged`.
-    func countSteps(_ body: (JournalStorage) throws -> Void) throws -> Int {
+    func countSteps(_ body: (JournalStorage) async throws -> Void) async throws -> Int {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let journal = try openWithHistory(directory, fileSystem)
+        let journal = try await openWithHistory(directory, fileSystem)
         let start = fileSystem.mutatingOperations
-        try body(journal)
+        try await body(journal)
         return fileSystem.mutatingOperations - start
     }
 
     @Test(arguments: [false, true])
-    func crashAtEveryStepOfAnAppend(powerLoss: Bool) throws {
-        let steps = try countSteps { try $0.append(pending) }
+    func crashAtEveryStepOfAnAppend(powerLoss: Bool) async throws {
+        let steps = try await countSteps { try await $0.append(pending) }
         #expect(steps == 2, "write, fsync")
         for step in 0..<steps {
             for keep in [0, 1, 100, 10_000] {
@@ -118,12 +116,12 @@ struct JournalFaultTests {
                 defer { directory.remove() }
                 let fileSystem = FaultInjectingFileSystem()
                 do {
-                    let journal = try openWithHistory(directory, fileSystem)
+                    let journal = try await openWithHistory(directory, fileSystem)
                     fileSystem.inject(.crash(keepingBytes: keep), at: fileSystem.mutatingOperations + step)
-                    #expect(throws: BookmarkIndexError.self) { try journal.append(pending) }
+                    await #expect(throws: BookmarkIndexError.self) { try await journal.append(pending) }
                 }
                 fileSystem.restart(losingUnsyncedData: powerLoss)
-                let recovered = try reopen(directory)
+                let recovered = try await reopen(directory)
                 // The unacknowledged batch is all there (it reached the disk whole) or not at all.
                 #expect(recovered == state(acknowledged) || recovered == state(acknowledged + [pending]),
                         "crash at step \(step) keeping \(keep), power loss \(powerLoss)")
@@ -133,59 +131,72 @@ struct JournalFaultTests {
     }
 
     @Test(arguments: [false, true])
-    func crashAtEveryStepOfACompaction(powerLoss: Bool) throws {
+    func crashAtEveryStepOfACompaction(powerLoss: Bool) async throws {
         var live = BookmarkIndexState()
         for batch in acknowledged { live.apply(batch) }
         let snapshot = live
-        let steps = try countSteps { try $0.compact(snapshot) }
+        let steps = try await countSteps { try await $0.beginCompaction(to: snapshot)() }
         #expect(steps >= 6, "open, write, fsync, close, rename, directory fsync, reopen")
         for step in 0..<steps {
             let directory = TemporaryDirectory()
             defer { directory.remove() }
             let fileSystem = FaultInjectingFileSystem()
             do {
-                let journal = try openWithHistory(directory, fileSystem)
+                let journal = try await openWithHistory(directory, fileSystem)
                 fileSystem.inject(.crash(keepingBytes: 50), at: fileSystem.mutatingOperations + step)
-                #expect(throws: BookmarkIndexError.self) { try journal.compact(snapshot) }
+                await #expect(throws: BookmarkIndexError.self) { try await journal.beginCompaction(to: snapshot)() }
             }
             fileSystem.restart(losingUnsyncedData: powerLoss)
-            #expect(try reopen(directory) == StateDump(snapshot), "crash at step \(step) (\(fileSystem.operationLog.suffix(steps)))")
+            #expect(try await reopen(directory) == StateDump(snapshot), "crash at step \(step) (\(fileSystem.operationLog.suffix(steps)))")
         }
     }
 
-    @Test func crashAtEveryStepOfAReset() throws {
-        let steps = try countSteps { try $0.reset() }
+    @Test func crashAtEveryStepOfAReset() async throws {
+        let steps = try await countSteps { try await $0.reset() }
         for step in 0..<steps {
             let directory = TemporaryDirectory()
             defer { directory.remove() }
             let fileSystem = FaultInjectingFileSystem()
             do {
-                let journal = try openWithHistory(directory, fileSystem)
+                let journal = try await openWithHistory(directory, fileSystem)
                 fileSystem.inject(.crash(keepingBytes: 0), at: fileSystem.mutatingOperations + step)
-                #expect(throws: BookmarkIndexError.self) { try journal.reset() }
+                await #expect(throws: BookmarkIndexError.self) { try await journal.reset() }
             }
             fileSystem.restart(losingUnsyncedData: true)
-            let recovered = try reopen(directory)
+            let recovered = try await reopen(directory)
             #expect(recovered == state(acknowledged) || recovered == state([]), "crash at step \(step)")
         }
     }
 
+    /// A failed automatic compaction (in the background) fails no write: the batch that took
+    /// the journal past its threshold stands, the failure is reported as an event, and the old
+    /// journal stays in use.
     @Test func aFailedAutomaticCompactionDoesNotFailTheWrite() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
         var options = journalOptions(durability: .none, fileSystem: fileSystem)
-        options.compactionMinimumBytes = 4_000
-        let store = try BookmarksIndexStore(directory: directory.url, options: options)
+        options.compactionMinimumBytes = 3_000
+        let journal = CompactionCounter(try await JournalStorage.open(directory: directory.url, options: options))
+        let store = try await BookmarksIndexStore(storage: journal)
+        var compactions = await CompactionWatch(store)
         try await store.apply(generatedBatch(first: 1, count: 5))
+        #expect(journal.compactionsBegun == 0 && directory.journalBytes().count < options.compactionMinimumBytes)
+        let before = fileSystem.operationLog.count
         fileSystem.inject(.fail, atNext: .rename)
         // This batch takes the journal past its threshold; the compaction it triggers fails.
         try await store.apply(generatedBatch(first: 10, count: 5))
-        #expect(fileSystem.operationLog.contains(.rename))
+        try #require(journal.compactionsBegun == 1, "the batch took the journal past its threshold")
+        try await compactions.waitUntilEnded(1)
+        #expect(compactions.finished == 0)
+        let failure = try #require(compactions.failures.first)
+        #expect(failure.error.code == .io)
+        #expect(failure.retryAfterBatches > 0, "tried again after some batches")
+        #expect(fileSystem.operationLog[before...].contains(.rename))
         #expect(await store.count(in: .public) == 10)
         try await store.apply(generatedBatch(first: 20, count: 1))
         try await store.close()
-        let reopened = try BookmarksIndexStore(directory: directory.url, options: journalOptions())
+        let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: journalOptions())
         #expect(await reopened.count(in: .public) == 11)
     }
 }

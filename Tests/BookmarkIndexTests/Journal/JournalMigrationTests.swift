@@ -43,47 +43,47 @@ struct JournalMigrationTests {
         return options
     }
 
-    @Test func migratesV1ThroughV2ToV3AndRewritesTheFile() throws {
+    @Test func migratesV1ThroughV2ToV3AndRewritesTheFile() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         directory.writeJournal(try fixture("journal-v1.jsonl"))
 
-        let journal = try JournalStorage(directory: directory.url, options: options())
+        let journal = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(journal.recovery.migratedFromVersion == 1)
-        let state = try journal.load()
+        let state = try await journal.load()
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == [101])
         #expect(state.bookmark(for: BookmarkKey(illustID: 101, restrict: .public))?.illust.tags == [TagRef(name: "オリジナル"), TagRef(name: "猫")])
         #expect(state.allBookmarks(in: .private).map(\.illust.title) == ["秘密"])
         #expect(state.metadata(for: .public).lastFullSync == Date(timeIntervalSinceReferenceDate: 100))
-        try journal.close()
+        try await journal.close()
 
         // The file on disk is now schema 3 and opens without migrating.
-        let report = try JournalStorage.verify(directory: directory.url, migrations: Self.plan)
+        let report = try await JournalStorage.verify(directory: directory.url, migrations: Self.plan)
         #expect(report.schemaVersion == 3)
         #expect(report.isHealthy)
-        let reopened = try JournalStorage(directory: directory.url, options: options())
+        let reopened = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(reopened.recovery.isClean)
-        #expect(StateDump(try reopened.load()) == StateDump(state))
+        #expect(StateDump(try await reopened.load()) == StateDump(state))
     }
 
-    @Test func migratesV2WithTheLaterStepsOnly() throws {
+    @Test func migratesV2WithTheLaterStepsOnly() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         directory.writeJournal(try fixture("journal-v2.jsonl"))
-        let journal = try JournalStorage(directory: directory.url, options: options())
+        let journal = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(journal.recovery.migratedFromVersion == 2)
-        #expect(try journal.load().bookmark(for: BookmarkKey(illustID: 301, restrict: .private))?.illust.tags.map(\.name) == ["創作", "猫"])
+        #expect(try await journal.load().bookmark(for: BookmarkKey(illustID: 301, restrict: .private))?.illust.tags.map(\.name) == ["創作", "猫"])
     }
 
-    @Test func failingStepNamesStepAndRecordAndLeavesTheFile() throws {
+    @Test func failingStepNamesStepAndRecordAndLeavesTheFile() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let original = try fixture("journal-v1-bad-tag.jsonl")
         directory.writeJournal(original)
-        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options()) }
+        let error = try await #require(throws: BookmarkIndexError.self) { try await JournalStorage.open(directory: directory.url, options: options()) }
         #expect(error.code == .migrationFailed)
         #expect(error.message.contains("from schema version 2 to 3"))
         #expect(error.message.contains("line 3, change 1"))
@@ -93,35 +93,35 @@ struct JournalMigrationTests {
 
         // The caller may reset: a store that cannot migrate can still be wiped and rebuilt.
         try FileManager.default.removeItem(atPath: directory.journalPath)
-        #expect(try JournalStorage(directory: directory.url, options: options()).load().count(in: .public) == 0)
+        #expect(try await JournalStorage.open(directory: directory.url, options: options()).load().count(in: .public) == 0)
     }
 
-    @Test func missingStepIsReported() throws {
+    @Test func missingStepIsReported() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let original = try fixture("journal-v1.jsonl")
         directory.writeJournal(original)
         let partial = JournalMigrationPlan(currentVersion: 3, steps: Self.plan.steps.filter { $0.from == 2 })
-        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options(partial)) }
+        let error = try await #require(throws: BookmarkIndexError.self) { try await JournalStorage.open(directory: directory.url, options: options(partial)) }
         #expect(error.code == .migrationFailed)
         #expect(error.message.contains("no migration step from version 1 to 2"))
         #expect(directory.journalFingerprint() == fingerprint(original))
     }
 
-    @Test func newerFileIsRefusedUntouched() throws {
+    @Test func newerFileIsRefusedUntouched() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let original = try fixture("journal-v4.jsonl")
         directory.writeJournal(original)
-        let error = try #require(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options()) }
+        let error = try await #require(throws: BookmarkIndexError.self) { try await JournalStorage.open(directory: directory.url, options: options()) }
         #expect(error.code == .newerSchema)
         #expect(error.message.contains("schema version 4, newer than this library's 3"))
         #expect(directory.journalFingerprint() == fingerprint(original))
     }
 
-    @Test func aCrashDuringMigrationKeepsTheOriginal() throws {
+    @Test func aCrashDuringMigrationKeepsTheOriginal() async throws {
         let original = try fixture("journal-v1.jsonl")
         let probe = FaultInjectingFileSystem()
         do {
@@ -131,7 +131,7 @@ struct JournalMigrationTests {
             directory.writeJournal(original)
             var options = options()
             options.fileSystem = probe
-            _ = try JournalStorage(directory: directory.url, options: options)
+            _ = try await JournalStorage.open(directory: directory.url, options: options)
         }
         let steps = probe.operationLog.firstIndex(of: .rename)!
         // A crash at any step up to and including the rename leaves the v1 file, which migrates on the next open.
@@ -144,34 +144,34 @@ struct JournalMigrationTests {
             fileSystem.inject(.crash(keepingBytes: 20), at: step)
             var options = options()
             options.fileSystem = fileSystem
-            #expect(throws: BookmarkIndexError.self) { try JournalStorage(directory: directory.url, options: options) }
+            await #expect(throws: BookmarkIndexError.self) { try await JournalStorage.open(directory: directory.url, options: options) }
             fileSystem.restart(losingUnsyncedData: true)
             #expect(directory.journalFingerprint() == fingerprint(original), "crash at step \(step)")
-            let journal = try JournalStorage(directory: directory.url, options: self.options())
+            let journal = try await JournalStorage.open(directory: directory.url, options: self.options())
             #expect(journal.recovery.migratedFromVersion == 1)
-            #expect(try journal.load().count(in: .private) == 1)
+            #expect(try await journal.load().count(in: .private) == 1)
         }
     }
 
-    @Test func verifyReadsAnOlderJournalThroughThePlanAndRefusesANewerOne() throws {
+    @Test func verifyReadsAnOlderJournalThroughThePlanAndRefusesANewerOne() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         directory.writeJournal(try fixture("journal-v1.jsonl"))
-        let older = try JournalStorage.verify(directory: directory.url, migrations: Self.plan)
+        let older = try await JournalStorage.verify(directory: directory.url, migrations: Self.plan)
         #expect(older.isHealthy)
         #expect(older.schemaVersion == 1)
         #expect(older.livePublicBookmarks == 1 && older.livePrivateBookmarks == 1)
 
         directory.writeJournal(try fixture("journal-v4.jsonl"))
-        let newer = try JournalStorage.verify(directory: directory.url, migrations: Self.plan)
+        let newer = try await JournalStorage.verify(directory: directory.url, migrations: Self.plan)
         #expect(!newer.isHealthy)
         #expect(newer.damage.first?.reason.contains("newer than this library's 3") == true)
     }
 
     /// The production step from schema 1, record by record (Schema1MigrationTests runs it on a
     /// whole store schema-1 code wrote).
-    @Test func theProductionStepFromSchema1RecordsWhyInvisibleRowsVanished() throws {
+    @Test func theProductionStepFromSchema1RecordsWhyInvisibleRowsVanished() async throws {
         let step = try #require(JournalMigrationPlan.production.steps.first { $0.from == 1 })
         #expect(JournalMigrationPlan.production.currentVersion == 3 && JournalMigrationPlan.production.steps.map(\.from) == [1, 2])
         func parsed(_ json: String) throws -> JournalValue {
@@ -201,7 +201,7 @@ struct JournalMigrationTests {
 
     /// The production step from schema 2: a metadata record's sync parts move, as they are,
     /// into the engine's opaque record at version 1; nothing else changes.
-    @Test func theProductionStepFromSchema2MovesTheSyncPartsIntoTheEnginesRecord() throws {
+    @Test func theProductionStepFromSchema2MovesTheSyncPartsIntoTheEnginesRecord() async throws {
         let step = try #require(JournalMigrationPlan.production.steps.first { $0.from == 2 })
         func value(_ json: String) throws -> JournalValue {
             try Array(json.utf8).withUnsafeBytes { bytes in
@@ -223,16 +223,14 @@ struct JournalMigrationTests {
         #expect(throws: (any Error).self) { try step.transform(&broken) }
     }
 
-    @Test func aReadOnlyOpenMigratesInMemoryOnly() throws {
+    @Test func aReadOnlyOpenMigratesInMemoryOnly() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let original = try fixture("journal-v1.jsonl")
         directory.writeJournal(original)
-        var options = options()
-        options.readOnly = true
-        let journal = try JournalStorage(directory: directory.url, options: options)
-        #expect(try journal.load().count(in: .public) == 1)
+        let journal = try await JournalReader.open(directory: directory.url, options: options())
+        #expect(try await journal.load().count(in: .public) == 1)
         #expect(journal.recovery.migratedFromVersion == 1)
         #expect(directory.journalFingerprint() == fingerprint(original))
     }

@@ -18,7 +18,7 @@ struct JournalModelTests {
         var snapshotOpens = 0
         var random = SeededRandom(seed: seed)
         var model = BookmarkIndexState()
-        var store: BookmarksIndexStore? = try BookmarksIndexStore(directory: directory.url, options: options)
+        var store: BookmarksIndexStore? = try await BookmarksIndexStore.open(directory: directory.url, options: options)
         var reopens = 0
 
         for step in 0..<3_000 {
@@ -51,9 +51,9 @@ struct JournalModelTests {
             default:
                 try await current.close()
                 store = nil
-                let reopened = try BookmarksIndexStore(directory: directory.url, options: options)
+                let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: options)
                 #expect(StateDump(await reopened.snapshot) == StateDump(model), "after reopen at step \(step)")
-                let health = try await reopened.journalHealth()
+                let health = try await reopened.journalReport()
                 #expect(health.recovery?.snapshotNotUsed == nil, "after reopen at step \(step)")
                 if health.snapshot != nil { snapshotOpens += 1 }
                 store = reopened
@@ -64,6 +64,6 @@ struct JournalModelTests {
         #expect(snapshots ? snapshotOpens > 50 : snapshotOpens == 0)
         let final = try #require(store)
         #expect(StateDump(await final.snapshot) == StateDump(model))
-        #expect(try await final.journalHealth().isHealthy)
+        #expect(try await final.journalReport().isHealthy)
     }
 }

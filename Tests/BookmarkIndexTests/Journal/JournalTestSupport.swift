@@ -1,6 +1,7 @@
 @testable import BookmarkIndex
 import BookmarkIndexTesting
 import Foundation
+import Synchronization
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
@@ -81,4 +82,152 @@ func lineStarts(_ bytes: [UInt8]) -> [Int] {
 /// Size and CRC-32C of `bytes`, for comparisons whose failure message should stay short.
 func fingerprint(_ bytes: [UInt8]) -> String {
     "\(bytes.count) bytes, crc \(bytes.withUnsafeBytes { CRC32C.checksum($0) })"
+}
+
+// MARK: The asynchronous storage API
+
+/// Thrown by ``journalReport()`` when a health report has no journal part.
+struct NotAJournal: Error, CustomStringConvertible {
+    var storage: String
+    var description: String { "\(storage) has no journal report" }
+}
+
+extension StorageHealth {
+    /// The journal's own report; throws when the storage is not a journal.
+    func journalReport() throws -> JournalHealthReport {
+        guard let journal else { throw NotAJournal(storage: storage) }
+        return journal
+    }
+}
+
+extension JournalStorage {
+    /// The journal read back from disk, with what its open repaired (`health().journal`).
+    func journalReport() async throws -> JournalHealthReport {
+        try await health().journalReport()
+    }
+}
+
+extension BookmarksIndexStore {
+    /// The store's journal read back from disk, with what its open repaired (`health().journal`).
+    func journalReport() async throws -> JournalHealthReport {
+        try await health().journalReport()
+    }
+}
+
+/// Opens the journal in `directory`, runs `body` on it and closes it, whether `body` throws or not.
+func withJournal<Result>(
+    in directory: TemporaryDirectory,
+    options: JournalStorage.Options = journalOptions(),
+    _ body: (JournalStorage) async throws -> Result
+) async throws -> Result {
+    let journal = try await JournalStorage.open(directory: directory.url, options: options)
+    let result: Result
+    do {
+        result = try await body(journal)
+    } catch {
+        try? await journal.close()
+        throw error
+    }
+    try await journal.close()
+    return result
+}
+
+/// A journal that counts the compactions a store begins on it, forwarding everything else: with
+/// ``CompactionWatch``, a test waits for the compactions its writes started in the background.
+final class CompactionCounter: CompactableStorage {
+    let journal: JournalStorage
+    private let begun = Mutex(0)
+
+    init(_ journal: JournalStorage) {
+        self.journal = journal
+    }
+
+    /// How many compactions have begun (``beginCompaction(to:)`` returned).
+    var compactionsBegun: Int { begun.withLock { $0 } }
+
+    func load() async throws -> BookmarkIndexState { try await journal.load() }
+    func append(_ changes: [BookmarkChange]) async throws { try await journal.append(changes) }
+    func reset() async throws { try await journal.reset() }
+    func close() async throws { try await journal.close() }
+    func health() async throws -> StorageHealth { try await journal.health() }
+    var isCompactionDue: Bool { journal.isCompactionDue }
+
+    func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void {
+        let work = try await journal.beginCompaction(to: state)
+        begun.withLock { $0 += 1 }
+        return work
+    }
+}
+
+/// A store's events, read in order, to wait for the compactions it runs in the background.
+/// Subscribe before the writes whose compactions are waited for.
+struct CompactionWatch {
+    struct StreamEnded: Error {}
+
+    private var events: AsyncStream<StoreEvent>.AsyncIterator
+    /// The compactions that finished.
+    private(set) var finished = 0
+    /// The failures reported, of compactions that ran and of ones that could not begin, with
+    /// the batches the store waits before its next automatic try.
+    private(set) var failures: [(error: BookmarkIndexError, retryAfterBatches: Int)] = []
+
+    init(_ store: BookmarksIndexStore) async {
+        events = await store.events().makeAsyncIterator()
+    }
+
+    /// The compactions that ended, finished or failed.
+    var ended: Int { finished + failures.count }
+
+    /// Reads events until `count` compactions have ended.
+    mutating func waitUntilEnded(_ count: Int) async throws {
+        while ended < count {
+            guard let event = await events.next() else { throw StreamEnded() }
+            switch event {
+            case .compactionStarted:
+                break
+            case .compactionFinished:
+                finished += 1
+            case .compactionFailed(let error, let retryAfterBatches):
+                failures.append((error, retryAfterBatches))
+            }
+        }
+    }
+}
+
+/// The POSIX file system, counting the bytes read from each path, and calling `onOpenForReading`
+/// before each file is opened for reading.
+final class ReadCountingFileSystem: JournalFileSystem {
+    private let base = PosixFileSystem()
+    private let counts = Mutex<[String: Int]>([:])
+    private let onOpenForReading: @Sendable (String) -> Void
+
+    init(onOpenForReading: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.onOpenForReading = onOpenForReading
+    }
+
+    func bytesRead(of path: String) -> Int { counts.withLock { $0[path, default: 0] } }
+
+    func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = try base.read(file, into: buffer)
+        counts.withLock { $0[file.path, default: 0] += count }
+        return count
+    }
+
+    func seek(_ file: JournalFileHandle, toOffset offset: Int) throws { try base.seek(file, toOffset: offset) }
+    func createDirectory(atPath path: String) throws { try base.createDirectory(atPath: path) }
+    func fileExists(atPath path: String) -> Bool { base.fileExists(atPath: path) }
+    func openForReading(atPath path: String) throws -> JournalFileHandle? {
+        onOpenForReading(path)
+        return try base.openForReading(atPath: path)
+    }
+    func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle { try base.openForAppending(atPath: path, truncating: truncating) }
+    func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws { try base.write(bytes, to: file) }
+    func synchronize(_ file: JournalFileHandle) throws { try base.synchronize(file) }
+    func truncate(_ file: JournalFileHandle, toLength length: Int) throws { try base.truncate(file, toLength: length) }
+    func close(_ file: JournalFileHandle) throws { try base.close(file) }
+    func rename(atPath source: String, toPath destination: String) throws { try base.rename(atPath: source, toPath: destination) }
+    func linkItem(atPath source: String, toPath destination: String) throws { try base.linkItem(atPath: source, toPath: destination) }
+    func synchronizeDirectory(atPath path: String) throws { try base.synchronizeDirectory(atPath: path) }
+    func removeItem(atPath path: String) throws { try base.removeItem(atPath: path) }
+    func lockExclusively(atPath path: String) throws -> JournalFileHandle { try base.lockExclusively(atPath: path) }
 }

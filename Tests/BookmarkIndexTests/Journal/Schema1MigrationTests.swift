@@ -32,10 +32,9 @@ struct Schema1MigrationTests {
     }
 
     /// Production options that keep a snapshot of this small journal too.
-    func options(fileSystem: any JournalFileSystem = PosixFileSystem(), readOnly: Bool = false) -> JournalStorage.Options {
+    func options(fileSystem: any JournalFileSystem = PosixFileSystem()) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
         options.snapshotMinimumBytes = 0
-        options.readOnly = readOnly
         #expect(options.migrations.currentVersion == 3)
         return options
     }
@@ -66,7 +65,7 @@ struct Schema1MigrationTests {
         }
     }
 
-    @Test func theFixtureIsSchema1CodesStore() throws {
+    @Test func theFixtureIsSchema1CodesStore() async throws {
         let header = try #require(String(decoding: Self.original, as: UTF8.self).split(separator: "\n").first)
         #expect(header.contains(#""schema":1"#))
         #expect(Self.original.count == Self.expected?.journal.bytes && Self.originalSnapshot.count == Self.expected?.journal.snapshotBytes)
@@ -75,15 +74,15 @@ struct Schema1MigrationTests {
         #expect(Self.expected?.lists["public"]?.metadata.unbookmarkedInApp.isEmpty == false)
     }
 
-    @Test func opensAfterTheUpgradeWithEveryValueIntactIgnoringTheOldSnapshotAndWritingANewOne() throws {
+    @Test func opensAfterTheUpgradeWithEveryValueIntactIgnoringTheOldSnapshotAndWritingANewOne() async throws {
         let directory = try copyOfTheFixture()
         defer { directory.remove() }
 
-        let journal = try JournalStorage(directory: directory.url, options: options())
+        let journal = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(journal.recovery.migratedFromVersion == 1)
         #expect(journal.recovery.snapshotNotUsed?.contains("schema version 1") == true, "\(journal.recovery.snapshotNotUsed ?? "nil")")
-        try expectIntact(try journal.load(), "as migrated")
-        try journal.close()
+        try expectIntact(try await journal.load(), "as migrated")
+        try await journal.close()
 
         // The journal on disk is schema 2, with a new snapshot of its own.
         let migrated = directory.journalBytes()
@@ -91,17 +90,17 @@ struct Schema1MigrationTests {
         #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
         let snapshot = try #require(snapshotBytes(directory))
         #expect(snapshot != Self.originalSnapshot)
-        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem())).coverage
+        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         #expect(coverage.schemaVersion == 3 && coverage.length == migrated.count)
 
         // It opens without migrating, from the new snapshot, with every value intact.
-        let reopened = try JournalStorage(directory: directory.url, options: options())
+        let reopened = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(reopened.recovery.isClean)
         #expect(reopened.recovery.snapshotNotUsed == nil, "the new snapshot is used: \(reopened.recovery.snapshotNotUsed ?? "")")
-        try expectIntact(try reopened.load(), "reopened")
-        try reopened.close()
+        try expectIntact(try await reopened.load(), "reopened")
+        try await reopened.close()
 
-        let report = try JournalStorage.verify(directory: directory.url)
+        let report = try await JournalStorage.verify(directory: directory.url)
         #expect(report.isHealthy && report.schemaVersion == 3)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
         #expect(report.snapshot?.notUsedBecause == nil && report.snapshot?.agreesWithJournal == true)
@@ -110,7 +109,7 @@ struct Schema1MigrationTests {
     @Test func aStoreOpensItThroughTheUpgradeAndAnswersForItsVanishedWorks() async throws {
         let directory = try copyOfTheFixture()
         defer { directory.remove() }
-        let store = try BookmarksIndexStore(storage: try JournalStorage(directory: directory.url, options: journalOptions()))
+        let store = try await BookmarksIndexStore(storage: try await JournalStorage.open(directory: directory.url, options: journalOptions()))
         let vanished = await store.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished))
         #expect(vanished.count == 12 && vanished.allSatisfy { $0.illust.vanishReason == .unknown && $0.vanishedAt == nil })
         #expect(await store.tagHistogram(in: .public, visibility: .vanished).isEmpty, "schema 1 kept no content of them")
@@ -120,10 +119,10 @@ struct Schema1MigrationTests {
         #expect(snapshotBytes(directory) == nil)
     }
 
-    @Test func verifyReadsTheSchema1StoreThroughTheMigrationAndChangesNothing() throws {
+    @Test func verifyReadsTheSchema1StoreThroughTheMigrationAndChangesNothing() async throws {
         let directory = try copyOfTheFixture()
         defer { directory.remove() }
-        let report = try JournalStorage.verify(directory: directory.url)
+        let report = try await JournalStorage.verify(directory: directory.url)
         #expect(report.isHealthy, "\(report.damage)")
         #expect(report.schemaVersion == 1 && report.batches == 6)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
@@ -132,12 +131,12 @@ struct Schema1MigrationTests {
         #expect(snapshotBytes(directory) == Self.originalSnapshot)
     }
 
-    @Test func aReadOnlyOpenMigratesInMemoryAndTouchesNothing() throws {
+    @Test func aReadOnlyOpenMigratesInMemoryAndTouchesNothing() async throws {
         let directory = try copyOfTheFixture()
         defer { directory.remove() }
-        let journal = try JournalStorage(directory: directory.url, options: options(readOnly: true))
+        let journal = try await JournalReader.open(directory: directory.url, options: options())
         #expect(journal.recovery.migratedFromVersion == 1 && journal.recovery.snapshotNotUsed != nil)
-        try expectIntact(try journal.load(), "read-only")
+        try expectIntact(try await journal.load(), "read-only")
         #expect(directory.journalFingerprint() == fingerprint(Self.original))
         #expect(snapshotBytes(directory) == Self.originalSnapshot)
     }
@@ -147,13 +146,13 @@ struct Schema1MigrationTests {
     /// leaves the old journal or the new one; either opens with every value intact, and the next
     /// open after that too.
     @Test(arguments: [false, true])
-    func aCrashAtEveryStepOfTheMigrationLeavesTheOldOrTheNewFile(powerLoss: Bool) throws {
+    func aCrashAtEveryStepOfTheMigrationLeavesTheOldOrTheNewFile(powerLoss: Bool) async throws {
         let steps: Int
         do {
             let directory = try copyOfTheFixture()
             defer { directory.remove() }
             let probe = FaultInjectingFileSystem()
-            try JournalStorage(directory: directory.url, options: options(fileSystem: probe)).close()
+            try await JournalStorage.open(directory: directory.url, options: options(fileSystem: probe)).close()
             steps = probe.mutatingOperations
             let log = probe.operationLog
             #expect(log.contains(.write) && log.contains(.synchronize) && log.contains(.synchronizeDirectory))
@@ -166,8 +165,8 @@ struct Schema1MigrationTests {
             let fileSystem = FaultInjectingFileSystem()
             fileSystem.inject(.crash(keepingBytes: 1_000), at: step)
             do {
-                let journal = try JournalStorage(directory: directory.url, options: options(fileSystem: fileSystem))
-                try? journal.close()
+                let journal = try await JournalStorage.open(directory: directory.url, options: options(fileSystem: fileSystem))
+                try? await journal.close()
             } catch {}
             #expect(fileSystem.hasCrashed, "step \(step)")
             fileSystem.restart(losingUnsyncedData: powerLoss)
@@ -178,12 +177,12 @@ struct Schema1MigrationTests {
             #expect(isOld || header.contains(#""schema":3"#), "crash at step \(step): neither the old nor a new journal")
             outcomes.insert(isOld ? "old" : "new")
             for open in 1...2 {
-                let journal = try JournalStorage(directory: directory.url, options: options())
+                let journal = try await JournalStorage.open(directory: directory.url, options: options())
                 #expect(journal.recovery.migratedFromVersion == (isOld && open == 1 ? 1 : nil), "step \(step), open \(open)")
-                try expectIntact(try journal.load(), "crash at step \(step), open \(open), power loss \(powerLoss)")
-                try journal.close()
+                try expectIntact(try await journal.load(), "crash at step \(step), open \(open), power loss \(powerLoss)")
+                try await journal.close()
             }
-            #expect(try JournalStorage.verify(directory: directory.url).isHealthy, "step \(step)")
+            #expect(try await JournalStorage.verify(directory: directory.url).isHealthy, "step \(step)")
         }
         #expect(outcomes == ["old", "new"], "crashes before and after the rename")
     }

@@ -1,8 +1,9 @@
 import Foundation
 
-// Passing an older journal's records through the migration plan's steps.
-
-extension JournalStorage {
+/// Reads an older journal's batches through the migration plan's steps: each change record,
+/// as a ``JournalValue``, passes every step from the file's schema to the current one, then
+/// decodes as a change of this library's schema.
+enum JournalMigrator {
     /// What a migration step, or a record after the steps, failed with.
     struct MigrationFailure: Error {
         /// The version the failing step reads; `nil` when the migrated record did not decode.
@@ -12,7 +13,7 @@ extension JournalStorage {
         var underlying: any Error
     }
 
-    static func migrationError(_ failure: JournalScanner.ScanFailure, plan: JournalMigrationPlan, path: String) -> BookmarkIndexError {
+    static func error(_ failure: JournalScanner.ScanFailure, plan: JournalMigrationPlan, path: String) -> BookmarkIndexError {
         guard let migration = failure.underlying as? MigrationFailure else {
             return BookmarkIndexError(.io, "Reading \(path) failed at line \(failure.line).", underlying: failure.underlying)
         }
@@ -31,7 +32,7 @@ extension JournalStorage {
     }
 
     /// A batch decoder that passes every change record through the plan's steps.
-    static func migrator(plan: JournalMigrationPlan, from version: Int, path: String) throws -> JournalScanner.Decoder {
+    static func decoder(plan: JournalMigrationPlan, from version: Int, path: String) throws -> JournalScanner.Decoder {
         var steps: [JournalMigrationPlan.Step] = []
         for from in version..<plan.currentVersion {
             guard let step = plan.steps.first(where: { $0.from == from }) else {

@@ -1,0 +1,142 @@
+// Compaction in the background, and the events that report it.
+
+/// When the store compacts: one compaction at a time, and after a failure, a wait of some
+/// batches before the next automatic one.
+struct CompactionSchedule {
+    /// The compaction running, which hands back its failure, if any.
+    var running: Task<BookmarkIndexError?, Never>?
+    var consecutiveFailures = 0
+    var batchesUntilRetry = 0
+
+    /// The most batches between a failure and the next automatic try.
+    static let longestWait = 1_024
+
+    /// Whether an automatic compaction may start now.
+    var mayStart: Bool { running == nil && batchesUntilRetry == 0 }
+
+    mutating func batchWritten() {
+        batchesUntilRetry = max(0, batchesUntilRetry - 1)
+    }
+
+    /// Records a failure; returns how many batches to wait before the next automatic try.
+    mutating func failed() -> Int {
+        consecutiveFailures += 1
+        batchesUntilRetry = min(Self.longestWait, 16 << min(consecutiveFailures - 1, 10))
+        return batchesUntilRetry
+    }
+
+    mutating func succeeded() {
+        consecutiveFailures = 0
+        batchesUntilRetry = 0
+    }
+}
+
+extension BookmarksIndexStore {
+    /// Compacts the storage now, if it can compact (a ``CompactableStorage``; otherwise this
+    /// does nothing), and returns when that is done. A compaction already running is waited
+    /// for first. Writes and queries go on meanwhile.
+    ///
+    /// - Throws: ``BookmarkIndexError`` when the compaction fails; the storage then holds what
+    ///   it held before (nothing is lost), and the failure is also an event.
+    public func compact() async throws {
+        guard let compactor else { return }
+        let running = try await writing {
+            await self.finishCompaction()
+            return try await self.startCompaction(compactor)
+        }
+        if let failure = await running.value { throw failure }
+    }
+
+    /// A stream of what the store does in the background (compactions, their failures).
+    ///
+    /// Each call returns a new, independent stream; it ends when the store closes or the
+    /// consumer stops iterating.
+    public func events(
+        bufferingPolicy: AsyncStream<StoreEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<StoreEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: StoreEvent.self, bufferingPolicy: bufferingPolicy)
+        guard !isClosed else {
+            continuation.finish()
+            return stream
+        }
+        let id = nextSubscriberID
+        nextSubscriberID += 1
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    /// After a batch, holding the storage: starts a compaction if the storage asks for one.
+    func compactIfDue() async {
+        compaction.batchWritten()
+        guard let compactor, compaction.mayStart, compactor.isCompactionDue else { return }
+        do {
+            _ = try await startCompaction(compactor)
+        } catch {
+            // Reported by startCompaction; the batch that was written stands.
+        }
+    }
+
+    /// Waits for the compaction running, if any.
+    func finishCompaction() async {
+        _ = await compaction.running?.value
+    }
+
+    /// Begins a compaction to the current state (the caller holds the storage, so no batch is
+    /// in flight) and runs the rest of it in the background.
+    private func startCompaction(_ compactor: any CompactableStorage) async throws -> Task<BookmarkIndexError?, Never> {
+        let work: @Sendable () async throws -> Void
+        do {
+            work = try await compactor.beginCompaction(to: state)
+        } catch {
+            let failure = Self.compactionError(error)
+            publish(.compactionFailed(failure, retryAfterBatches: compaction.failed()))
+            throw failure
+        }
+        publish(.compactionStarted)
+        let task = Task { () -> BookmarkIndexError? in
+            let clock = ContinuousClock()
+            let start = clock.now
+            do {
+                try await work()
+                compactionEnded(nil, duration: clock.now - start)
+                return nil
+            } catch {
+                let failure = Self.compactionError(error)
+                compactionEnded(failure, duration: clock.now - start)
+                return failure
+            }
+        }
+        compaction.running = task
+        return task
+    }
+
+    private func compactionEnded(_ failure: BookmarkIndexError?, duration: Duration) {
+        compaction.running = nil
+        if let failure {
+            publish(.compactionFailed(failure, retryAfterBatches: compaction.failed()))
+        } else {
+            compaction.succeeded()
+            publish(.compactionFinished(duration: duration))
+        }
+    }
+
+    private static func compactionError(_ error: any Error) -> BookmarkIndexError {
+        error as? BookmarkIndexError ?? BookmarkIndexError(.io, "Compaction failed; the storage holds what it held before.", underlying: error)
+    }
+
+    func publish(_ event: StoreEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    func finishEvents() {
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers = [:]
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+}

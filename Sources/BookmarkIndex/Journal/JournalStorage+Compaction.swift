@@ -1,0 +1,119 @@
+import Foundation
+
+// Compaction in the background: the new file is written beside the journal while appends go
+// on; the batches appended meanwhile are carried into it before it replaces the journal. And
+// reset, which replaces the journal by an empty one at once.
+
+extension JournalStorage {
+    /// A compacted journal written to the temporary file, not yet in place.
+    struct PendingJournal {
+        var file: JournalFileHandle
+        var installed: WholeFileWriter.Installed
+    }
+
+    public var isCompactionDue: Bool {
+        writer.withLock { $0.isCompactionDue(minimumBytes: options.compactionMinimumBytes, growthFactor: options.compactionGrowthFactor) }
+    }
+
+    /// Starts a compaction to `state` (every batch acknowledged so far): from now on, the
+    /// batches appended are also kept to be carried into the new file. The work returned writes
+    /// the new file on the pool while appends go on, then switches to it holding the writer
+    /// for as long as the carried lines take to write and the rename and fsyncs.
+    ///
+    /// - Throws: ``BookmarkIndexError/Code/closed``, the failure that stopped the journal, or
+    ///   ``BookmarkIndexError/Code/invalidArgument`` when a compaction already runs.
+    public func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void {
+        try writer.withLock { writer in
+            try writer.checkWritable()
+            guard writer.carried == nil else { throw busyError("compact") }
+            writer.carried = []
+        }
+        return { try await self.compact(to: state) }
+    }
+
+    /// The work ``beginCompaction(to:)`` hands back.
+    func compact(to state: BookmarkIndexState) async throws {
+        let pending: PendingJournal
+        do {
+            pending = try await options.ioPool.run { try self.writeCompactedFile(state) }
+        } catch {
+            writer.withLock { $0.carried = nil }
+            throw error
+        }
+        let installed = try await options.ioPool.run { try self.switchToCompactedFile(pending) }
+        try await options.ioPool.run {
+            SnapshotPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: self.options.migrations.currentVersion), directory: self.directory, options: self.options)
+        }
+    }
+
+    /// Writes `state` as a complete journal to the temporary file and fsyncs it, leaving it open
+    /// for the carried batches. The journal itself is not touched. Blocks.
+    func writeCompactedFile(_ state: BookmarkIndexState) throws -> PendingJournal {
+        let encoded = WholeFileWriter.encodeJournal(state, compacted: options.now(), options: options)
+        do {
+            let file = try WholeFileWriter.writeTemporary(encoded.bytes, directory: directory, fileSystem: fileSystem)
+            return PendingJournal(file: file, installed: encoded.installed)
+        } catch {
+            throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+        }
+    }
+
+    /// Holding the writer: appends the batches written since the compaction began to the new
+    /// file, fsyncs it, renames it over the journal, fsyncs the directory and reopens. Blocks.
+    ///
+    /// Until the rename, the old journal is complete (it has every batch acknowledged); after
+    /// it, the new one is. A failure before it leaves the old journal in use.
+    func switchToCompactedFile(_ pending: PendingJournal) throws -> WholeFileWriter.Installed {
+        try writer.withLock { writer in
+            let carried = writer.carried ?? []
+            writer.carried = nil
+            let installed = pending.installed
+            var lines = JSONWriter(capacity: 512 * carried.count)
+            for (index, changes) in carried.enumerated() {
+                JournalCodec.appendBatch(sequence: installed.nextSequence + index, changes, to: &lines)
+            }
+            do {
+                try writer.checkWritable()
+                if !carried.isEmpty {
+                    try lines.bytes.withUnsafeBytes { try fileSystem.write($0, to: pending.file) }
+                    try fileSystem.synchronize(pending.file)
+                }
+            } catch {
+                try? fileSystem.close(pending.file)
+                try? fileSystem.removeItem(atPath: directory + "/" + Self.temporaryFileName)
+                if let error = error as? BookmarkIndexError { throw error }
+                throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+            }
+            do {
+                try WholeFileWriter.install(pending.file, directory: directory, fileSystem: fileSystem)
+            } catch {
+                throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+            }
+            // The snapshot covers the compacted part; the carried lines come after it.
+            try writer.reopen(after: directory, length: installed.length + lines.bytes.count, nextSequence: installed.nextSequence + carried.count)
+            writer.lengthAfterCompaction = installed.length
+            return installed
+        }
+    }
+
+    /// Replaces the journal by an empty one, holding the writer. Blocks.
+    func resetNow() throws {
+        try writer.withLock { writer in
+            try writer.checkWritable()
+            guard writer.carried == nil else { throw busyError("reset") }
+            let installed: WholeFileWriter.Installed
+            do {
+                installed = try WholeFileWriter.installJournal(BookmarkIndexState(), compacted: options.now(), directory: directory, options: options)
+            } catch {
+                throw BookmarkIndexError(.io, "Could not reset \(journalPath); the journal is unchanged.", underlying: error)
+            }
+            try writer.reopen(after: directory, length: installed.length, nextSequence: installed.nextSequence)
+            writer.lengthAfterCompaction = installed.length
+            SnapshotPolicy.refreshSnapshot(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+        }
+    }
+
+    private func busyError(_ what: String) -> BookmarkIndexError {
+        BookmarkIndexError(.invalidArgument, "Cannot \(what) \(journalPath) while a compaction of it runs; wait for the compaction to finish.")
+    }
+}

@@ -1,0 +1,97 @@
+// The journal's writer: the open file and its lock, one batch appended at a time (cut back
+// when a write or fsync fails), and the closing of both.
+
+/// The state of an open journal that only one thread at a time may touch (``JournalStorage``
+/// keeps it behind a mutex). Every method blocks on the file system.
+struct JournalWriter {
+    var file: JournalFileHandle?
+    var lock: JournalFileHandle?
+    var length: Int
+    var nextSequence: Int
+    var lengthAfterCompaction: Int
+    /// The state read at open, handed over once by `load()`.
+    var loadedState: BookmarkIndexState?
+    /// Set when the journal's file is in a state this writer can no longer vouch for.
+    var failure: BookmarkIndexError?
+    /// While a compaction writes the new file: the batches appended since it began, which
+    /// it carries over into the new file.
+    var carried: [[BookmarkChange]]?
+
+    let path: String
+    let fileSystem: any JournalFileSystem
+    let durability: JournalStorage.Options.Durability
+
+    /// Throws the failure that stopped this writer, or that it is closed.
+    func checkWritable() throws {
+        if let failure { throw failure }
+        if file == nil {
+            throw BookmarkIndexError(.closed, "The journal \(path) is closed; open a new store to write.")
+        }
+    }
+
+    /// Appends one batch as one line: one `write`, then `fsync` when durable. When either
+    /// fails, the file is cut back to its last good length, so what failed is not on disk.
+    mutating func append(_ changes: [BookmarkChange]) throws {
+        try checkWritable()
+        guard let file else { return }
+        var line = JSONWriter(capacity: 512 * changes.count)
+        JournalCodec.appendBatch(sequence: nextSequence, changes, to: &line)
+        do {
+            try line.bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+            if durability == .always { try fileSystem.synchronize(file) }
+        } catch {
+            // If even cutting back fails, the file's end is unknown: this journal refuses
+            // further writes until reopened.
+            do {
+                try fileSystem.truncate(file, toLength: length)
+                if durability == .always { try fileSystem.synchronize(file) }
+            } catch {
+                failure = BookmarkIndexError(
+                    .io, "The journal \(path) could not be cut back after a failed write; reopen the store to recover it.",
+                    underlying: error
+                )
+            }
+            throw BookmarkIndexError(.io, "Could not append batch \(nextSequence) to \(path); it was not stored.", underlying: error)
+        }
+        length += line.bytes.count
+        nextSequence += 1
+        carried?.append(changes)
+    }
+
+    /// Whether the journal has outgrown its threshold and no compaction runs.
+    func isCompactionDue(minimumBytes: Int, growthFactor: Double) -> Bool {
+        failure == nil && file != nil && carried == nil
+            && length > max(minimumBytes, Int(Double(lengthAfterCompaction) * growthFactor))
+    }
+
+    /// After a new journal was renamed into place: closes the old file's handle (its file is
+    /// gone), fsyncs the directory and opens the new file for appending.
+    mutating func reopen(after directory: String, length: Int, nextSequence: Int) throws {
+        if let old = file { try? fileSystem.close(old) }
+        file = nil
+        do {
+            try fileSystem.synchronizeDirectory(atPath: directory)
+            file = try fileSystem.openForAppending(atPath: path, truncating: false)
+        } catch {
+            let failure = BookmarkIndexError(
+                .io, "The compacted journal \(path) is in place but could not be made durable or reopened; reopen the store.",
+                underlying: error
+            )
+            self.failure = failure
+            throw failure
+        }
+        self.length = length
+        self.nextSequence = nextSequence
+    }
+
+    /// Closes the file and releases the lock, both whatever happens to the first.
+    mutating func close() throws {
+        let file = self.file, lock = self.lock
+        self.file = nil
+        self.lock = nil
+        var failure: (any Error)?
+        if let file { do { try fileSystem.close(file) } catch { failure = error } }
+        if let lock { do { try fileSystem.close(lock) } catch { failure = failure ?? error } }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// Writes a journal whole — at open (a fresh journal, a migration, a salvage), by compaction
+/// and by reset: the state encoded as lines, written to a temporary file, fsynced, renamed over
+/// the journal, the directory fsynced. A crash at any step leaves the complete old journal or
+/// the complete new one.
+enum WholeFileWriter {
+    typealias Options = JournalStorage.Options
+    static let journalFileName = JournalStorage.journalFileName
+    static let temporaryFileName = JournalStorage.temporaryFileName
+
+    struct Written {
+        var file: JournalFileHandle
+        var length: Int
+        var nextSequence: Int
+    }
+
+    /// A journal written whole.
+    struct Installed {
+        var length: Int
+        var nextSequence: Int
+        var id: UInt64
+        var lastLineOffset: Int
+
+        /// The snapshot coverage of the whole file: its header and every batch.
+        func coverage(schemaVersion: Int) -> IndexSnapshot.Coverage {
+            .init(
+                schemaVersion: schemaVersion, journalID: id, length: length, lines: nextSequence,
+                lastSequence: nextSequence - 1, lastLineOffset: lastLineOffset
+            )
+        }
+    }
+
+    /// Writes `state` as a complete journal and opens it for appending.
+    static func writeJournal(
+        _ state: BookmarkIndexState,
+        compacted: Date?,
+        directory: String,
+        options: Options,
+        keepingOldAs aside: String? = nil
+    ) throws -> Written {
+        let installed = try installJournal(state, compacted: compacted, directory: directory, options: options, keepingOldAs: aside)
+        try options.fileSystem.synchronizeDirectory(atPath: directory)
+        SnapshotPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+        let file = try options.fileSystem.openForAppending(atPath: directory + "/" + journalFileName, truncating: false)
+        return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
+    }
+
+    /// `state` as the bytes of a complete journal, and what they hold.
+    static func encodeJournal(_ state: BookmarkIndexState, compacted: Date?, options: Options) -> (bytes: [UInt8], installed: Installed) {
+        let id = UInt64.random(in: .min ... .max)
+        var writer = JSONWriter(capacity: 1 << 16)
+        JournalCodec.appendHeader(
+            .init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted, id: id),
+            to: &writer
+        )
+        var sequence = 0
+        var lastLineOffset = 0
+        for restrict in Restrict.allCases {
+            let rows = state.allBookmarks(in: restrict)
+            let perLine = JournalStorage.rowsPerCompactedLine
+            for start in stride(from: 0, to: rows.count, by: perLine) {
+                sequence += 1
+                lastLineOffset = writer.bytes.count
+                let slice = rows[start..<min(start + perLine, rows.count)]
+                JournalCodec.appendBatch(sequence: sequence, slice.map(BookmarkChange.upsert), to: &writer)
+            }
+        }
+        let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
+            let metadata = state.metadata(for: restrict)
+            return metadata == BookmarkIndexMetadata() ? nil : .setMetadata(metadata, for: restrict)
+        }
+        if !metadata.isEmpty {
+            sequence += 1
+            lastLineOffset = writer.bytes.count
+            JournalCodec.appendBatch(sequence: sequence, metadata, to: &writer)
+        }
+        let installed = Installed(length: writer.bytes.count, nextSequence: sequence + 1, id: id, lastLineOffset: lastLineOffset)
+        return (writer.bytes, installed)
+    }
+
+    /// Writes `bytes` to the temporary file beside the journal and fsyncs it, leaving it open
+    /// for more lines. When this throws, the temporary file is gone and the journal untouched.
+    static func writeTemporary(_ bytes: [UInt8], directory: String, fileSystem: any JournalFileSystem) throws -> JournalFileHandle {
+        let temporaryPath = directory + "/" + temporaryFileName
+        do {
+            let file = try fileSystem.openForAppending(atPath: temporaryPath, truncating: true)
+            do {
+                try bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+                try fileSystem.synchronize(file)
+            } catch {
+                try? fileSystem.close(file)
+                throw error
+            }
+            return file
+        } catch {
+            try? fileSystem.removeItem(atPath: temporaryPath)
+            throw error
+        }
+    }
+
+    /// Closes the fsynced temporary file `file` and renames it over the journal, first keeping
+    /// the old journal as `aside` (a second name, made durable before the rename). When this
+    /// throws, the temporary file is gone and the journal untouched; when it returns, the new
+    /// one is in place (the caller still fsyncs the directory).
+    static func install(_ file: JournalFileHandle, directory: String, fileSystem: any JournalFileSystem, keepingOldAs aside: String? = nil) throws {
+        let temporaryPath = directory + "/" + temporaryFileName
+        do {
+            try fileSystem.close(file)
+            if let aside {
+                try fileSystem.linkItem(atPath: directory + "/" + journalFileName, toPath: aside)
+                try fileSystem.synchronizeDirectory(atPath: directory)
+            }
+            try fileSystem.rename(atPath: temporaryPath, toPath: directory + "/" + journalFileName)
+        } catch {
+            try? fileSystem.removeItem(atPath: temporaryPath)
+            throw error
+        }
+    }
+
+    /// Writes `state` as a complete journal to the temporary file, fsyncs it and renames it
+    /// over the journal (see ``install(_:directory:fileSystem:keepingOldAs:)``).
+    static func installJournal(
+        _ state: BookmarkIndexState,
+        compacted: Date?,
+        directory: String,
+        options: Options,
+        keepingOldAs aside: String? = nil
+    ) throws -> Installed {
+        let encoded = encodeJournal(state, compacted: compacted, options: options)
+        let file = try writeTemporary(encoded.bytes, directory: directory, fileSystem: options.fileSystem)
+        try install(file, directory: directory, fileSystem: options.fileSystem, keepingOldAs: aside)
+        return encoded.installed
+    }
+}

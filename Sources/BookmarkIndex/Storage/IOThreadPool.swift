@@ -1,0 +1,198 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A small, bounded pool of threads on which the storage's blocking work runs: file reads and
+/// writes, `fsync`, compaction, verification, and the parallel decoding of an open.
+///
+/// Swift's cooperative thread pool has as many threads as the machine has cores and is shared
+/// with everything else the app does; a task that blocks one of them (an `fsync` takes
+/// milliseconds, a compaction of 100,000 bookmarks half a second) stalls every other task. So
+/// every blocking call of ``JournalStorage`` goes through a pool like this one (the shape of
+/// swift-nio's `NIOThreadPool`), and the caller's task suspends until it is done.
+///
+/// One pool, ``shared``, serves every store by default; its threads start on first use and
+/// stay. A server that wants its storage work on fewer (or more) threads passes its own pool in
+/// ``JournalStorage/Options/ioPool``. Work runs in the order it was submitted, as threads free
+/// up.
+///
+/// Work that waits for other work of the same pool (the decoding an open fans out) never
+/// deadlocks, however small the pool: waiting for work no thread has started yet runs it on
+/// the waiting thread.
+public final class IOThreadPool: Sendable {
+    /// The pool every store uses unless told otherwise: two threads, enough to overlap one
+    /// store's `fsync` with another's compaction while leaving the cores to the app.
+    public static let shared = IOThreadPool(threads: 2)
+
+    /// How many threads the pool runs work on.
+    public let threadCount: Int
+
+    /// What the pool's threads are called, followed by their number (as a debugger or `top -H`
+    /// shows them).
+    static let threadNamePrefix = "bookmarks-io-"
+
+    private let queue: JobQueue
+
+    /// A pool of `threads` threads (at least 1), started when the first work arrives.
+    public init(threads: Int) {
+        threadCount = max(1, threads)
+        queue = JobQueue(threadCount: threadCount)
+    }
+
+    deinit {
+        queue.shutDown()
+    }
+
+    /// Runs `body` on one of the pool's threads and returns what it returns; the calling task
+    /// suspends meanwhile, holding no thread.
+    ///
+    /// `body` runs to the end once started: cancelling the calling task does not interrupt a
+    /// write half-way.
+    public func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        // The pool thread lets go of `body` before the caller resumes: what it captured (a
+        // journal, holding its lock) must not outlive the call on the pool's side.
+        let work = HandedOver(body)
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.submit { continuation.resume(with: work.run()) }
+        }
+    }
+
+    /// Starts `body` on the pool and returns at once; ``PooledWork/wait()`` collects the result.
+    /// For fanning blocking work out from work already running on the pool.
+    func start<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) -> PooledWork<Value> {
+        let work = PooledWork(body)
+        queue.submit { work.runIfPending() }
+        return work
+    }
+}
+
+/// The work of one ``IOThreadPool/run(_:)``, released as soon as it has run.
+private final class HandedOver<Value: Sendable>: Sendable {
+    private let body: Mutex<(@Sendable () throws -> Value)?>
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        self.body = Mutex(body)
+    }
+
+    /// Runs the work (once) and drops it: when this returns, nothing it captured is held here.
+    func run() -> Result<Value, any Error> {
+        guard let body = body.withLock({ $0.take() }) else {
+            preconditionFailure("IOThreadPool ran a job twice")
+        }
+        return Result { try body() }
+    }
+}
+
+/// Work started on an ``IOThreadPool`` whose result a thread waits for.
+final class PooledWork<Value: Sendable>: Sendable {
+    private enum Stage {
+        case pending(@Sendable () throws -> Value)
+        case running
+        case finished(Result<Value, any Error>)
+    }
+
+    private let stage: Mutex<Stage>
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        stage = Mutex(.pending(body))
+    }
+
+    /// Runs the work unless a thread already has.
+    func runIfPending() {
+        let body: (@Sendable () throws -> Value)? = stage.withLock { stage in
+            guard case .pending(let body) = stage else { return nil }
+            stage = .running
+            return body
+        }
+        guard let body else { return }
+        let result = Result { try body() }
+        stage.withLock { $0 = .finished(result) }
+        finished.signal()
+    }
+
+    /// The work's result, running it on this thread if no pool thread has started it. Blocks:
+    /// call it only from a thread that may block (a pool thread).
+    func wait() throws -> Value {
+        runIfPending()
+        while true {
+            if case .finished(let result) = stage.withLock({ $0 }) {
+                return try result.get()
+            }
+            finished.wait()
+            finished.signal() // for any other waiter
+        }
+    }
+}
+
+/// The pool's queue of work and its threads.
+private final class JobQueue: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var startedThreads = 0
+        var isShutDown = false
+    }
+
+    private let threadCount: Int
+    private let state = Mutex(State())
+    /// Signalled once per job submitted (and once per thread at shut-down).
+    private let available = DispatchSemaphore(value: 0)
+
+    init(threadCount: Int) {
+        self.threadCount = threadCount
+    }
+
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        let startThread = state.withLock { state -> Int? in
+            state.jobs.append(job)
+            guard state.startedThreads < threadCount else { return nil }
+            state.startedThreads += 1
+            return state.startedThreads
+        }
+        if let number = startThread {
+            let thread = Thread { [self] in
+                // Named from the thread itself: on Linux a new thread starts with its creator's
+                // name, and a name must fit in 15 bytes.
+                Thread.current.name = "\(IOThreadPool.threadNamePrefix)\(number)"
+                work()
+            }
+            thread.start()
+        }
+        available.signal()
+    }
+
+    func shutDown() {
+        let threads = state.withLock { state in
+            state.isShutDown = true
+            return state.startedThreads
+        }
+        for _ in 0..<threads { available.signal() }
+    }
+
+    /// A pool thread's loop: the next job, until the pool is shut down and its queue empty.
+    private func work() {
+        while true {
+            available.wait()
+            let next = state.withLock { state -> (@Sendable () -> Void)?? in
+                if state.head < state.jobs.count {
+                    let job = state.jobs[state.head]
+                    // The queue keeps no job once taken, nor what it captured.
+                    state.jobs[state.head] = {}
+                    state.head += 1
+                    if state.head > 64 && state.head * 2 > state.jobs.count {
+                        state.jobs.removeFirst(state.head)
+                        state.head = 0
+                    }
+                    return .some(job)
+                }
+                return state.isShutDown ? .none : .some(nil)
+            }
+            switch next {
+            case .none: return
+            case .some(nil): continue
+            case .some(let job?): job()
+            }
+        }
+    }
+}

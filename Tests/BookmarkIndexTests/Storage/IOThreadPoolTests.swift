@@ -1,0 +1,65 @@
+@testable import BookmarkIndex
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct IOThreadPoolTests {
+    @Test func workRunsOnThePoolsThreadsNotTheCallers() async throws {
+        let pool = IOThreadPool(threads: 2)
+        let name = try await pool.run { Thread.current.name ?? "" }
+        #expect(name.hasPrefix(IOThreadPool.threadNamePrefix), "ran on \(name)")
+    }
+
+    final class Counts: Sendable {
+        let value = Mutex((active: 0, most: 0, started: 0))
+        func withLock<R: Sendable>(_ body: (inout sending (active: Int, most: Int, started: Int)) -> sending R) -> R { value.withLock(body) }
+    }
+
+    @Test func neverMoreWorkAtOnceThanThreads() async throws {
+        let pool = IOThreadPool(threads: 2)
+        let counts = Counts()
+        let release = DispatchSemaphore(value: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    try await pool.run {
+                        counts.withLock { counts in
+                            counts.active += 1
+                            counts.started += 1
+                            counts.most = max(counts.most, counts.active)
+                        }
+                        release.wait()
+                        counts.withLock { $0.active -= 1 }
+                    }
+                }
+            }
+            // Both threads busy: the other four wait in the queue, however long we look.
+            while counts.withLock({ $0.started }) < 2 { await Task.yield() }
+            for _ in 0..<1_000 { await Task.yield() }
+            #expect(counts.withLock { $0.started } == 2)
+            for _ in 0..<6 { release.signal() }
+            try await group.waitForAll()
+        }
+        #expect(counts.withLock { $0.most } == 2)
+        #expect(counts.withLock { $0.started } == 6)
+    }
+
+    @Test func waitingForWorkOnAOneThreadPoolRunsItInsteadOfDeadlocking() async throws {
+        let pool = IOThreadPool(threads: 1)
+        let answer = try await pool.run { () throws -> Int in
+            let inner = pool.start { 41 }
+            let nested = pool.start { () throws -> Int in
+                let innermost = pool.start { 1 }
+                return try innermost.wait()
+            }
+            return try inner.wait() + nested.wait()
+        }
+        #expect(answer == 42)
+    }
+
+    @Test func anErrorReachesTheCaller() async throws {
+        struct Expected: Error {}
+        await #expect(throws: Expected.self) { try await IOThreadPool(threads: 1).run { throw Expected() } }
+    }
+}
