@@ -170,10 +170,25 @@ private final class JobQueue: Sendable {
         for _ in 0..<threads { available.signal() }
     }
 
+    /// How long a thread that finished a job looks for the next one before it sleeps: a store
+    /// writing batch after batch sends the next within microseconds, and waking a sleeping
+    /// thread costs more than that.
+    private static let spinNanoseconds: UInt64 = 50_000
+
+    /// Takes one signal of `available`: at once if there is one, else after looking for one
+    /// for ``spinNanoseconds``, else by sleeping until one comes.
+    private func awaitJob() {
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.spinNanoseconds
+        repeat {
+            if available.wait(timeout: .now()) == .success { return }
+        } while DispatchTime.now().uptimeNanoseconds < deadline
+        available.wait()
+    }
+
     /// A pool thread's loop: the next job, until the pool is shut down and its queue empty.
     private func work() {
         while true {
-            available.wait()
+            awaitJob()
             let next = state.withLock { state -> (@Sendable () -> Void)?? in
                 if state.head < state.jobs.count {
                     let job = state.jobs[state.head]
