@@ -230,6 +230,7 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
             "batches": report.batches, "bytes": report.bytes,
             "publicBookmarks": report.livePublicBookmarks, "privateBookmarks": report.livePrivateBookmarks,
             "damage": report.damage.map(\.description), "tornTail": report.tornTail?.description as Any,
+            "nextOpen": report.nextOpenRefuses.map { "refuses: " + $0 } ?? nextOpenSummary(report.nextOpen),
             "snapshot": report.snapshot.map { snapshot -> [String: Any] in
                 [
                     "coveredBytes": snapshot.coveredBytes as Any, "notUsedBecause": snapshot.notUsedBecause as Any,
@@ -248,6 +249,11 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
     print("bookmarks       \(report.livePublicBookmarks) public, \(report.livePrivateBookmarks) private")
     for damage in report.damage { print(Terminal.warning("damaged         \(damage)")) }
     if let tail = report.tornTail { print(Terminal.warning("torn tail       \(tail) (the next open cuts it off)")) }
+    if let refusal = report.nextOpenRefuses {
+        print(Terminal.warning("next open       refuses: \(refusal)"))
+    } else {
+        print("next open       \(nextOpenSummary(report.nextOpen))")
+    }
     if let snapshot = report.snapshot {
         if !snapshot.agreesWithJournal {
             print(Terminal.warning("index snapshot  DISAGREES with the journal it is a cache of"))
@@ -266,6 +272,17 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
         print(Terminal.warning("DAMAGED: 'bookmarks compact --salvage' keeps every valid batch; 'bookmarks reset' starts over (sync again)"))
     }
     return undamaged
+}
+
+/// What the next open would repair, in a line: the plan open itself follows.
+func nextOpenSummary(_ recovery: JournalRecoveryReport?) -> String {
+    guard let recovery else { return "-" }
+    var repairs: [String] = []
+    if recovery.removedTemporaryFile { repairs.append("deletes an interrupted compaction's temporary file") }
+    if let tail = recovery.truncatedTail { repairs.append("cuts the torn line \(tail.line) (\(tail.bytes) bytes)") }
+    if let version = recovery.migratedFromVersion { repairs.append("migrates from schema \(version)") }
+    if let reason = recovery.snapshotNotUsed, !reason.isEmpty { repairs.append("reads the journal whole") }
+    return repairs.isEmpty ? "opens as it is" : repairs.joined(separator: "; ")
 }
 
 let resetSpec = CommandSpec(

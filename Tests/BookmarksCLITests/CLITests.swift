@@ -165,6 +165,7 @@ struct CLITests {
         #expect(verify.status == 0, "\(verify.output)\(verify.error)")
         #expect(verify.output.contains("schema          1") && verify.output.contains("bookmarks       150 public, 30 private"))
         #expect(verify.output.contains("index snapshot  not used") && verify.output.contains("OK"))
+        #expect(verify.output.contains("next open       migrates from schema 1"), "\(verify.output)")
 
         let list = try await CLI.run(["list", "--store", directory.path, "--vanished", "--json", "--limit", "1000"])
         #expect(list.status == 0, "\(list.error)")
@@ -183,6 +184,7 @@ struct CLITests {
         #expect(good.status == 0)
         #expect(good.output.contains("3002 public, 600 private"))
         #expect(good.output.contains("OK"))
+        #expect(good.output.contains("next open       opens as it is"))
         // The demo's journal outgrew 1 MiB and was compacted: it has an index snapshot.
         #expect(good.output.contains("index snapshot  covers the first "))
 
@@ -209,6 +211,7 @@ struct CLITests {
         #expect(bad.status == 1)
         #expect(bad.output.contains("damaged         line 2 at byte offset \(secondLine)"))
         #expect(bad.output.contains("DAMAGED"))
+        #expect(bad.output.contains("next open       refuses: The journal") && bad.output.contains("is damaged at line 2"), "\(bad.output)")
         // Opening it for reading refuses, naming the line.
         let refused = try await CLI.run(["tags", "--store", damaged.path])
         #expect(refused.status == 1)
@@ -232,6 +235,7 @@ struct CLITests {
         let tornReport = try await CLI.run(["verify", "--store", torn.path])
         #expect(tornReport.status == 0)
         #expect(tornReport.output.contains("OK (but for the torn last line"))
+        #expect(tornReport.output.contains("next open       cuts the torn line"), "\(tornReport.output)")
 
         // A store that cannot be opened can still be reset.
         try Data(bytes).write(to: damaged.appendingPathComponent("journal.jsonl"))

@@ -1,0 +1,68 @@
+import Foundation
+
+// The byte-level checks the JSON reader makes of text.
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes spell `literal`.
+    func equals(_ literal: StaticString) -> Bool {
+        count == literal.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0)
+    }
+}
+
+/// Whether `bytes` are well-formed UTF-8: no stray continuation bytes, overlong forms,
+/// surrogates or code points above U+10FFFF.
+func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var index = 0
+    let count = bytes.count
+    while index < count {
+        // Eight ASCII bytes at a time.
+        if count - index >= 8, bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            index += 8
+            continue
+        }
+        let lead = bytes[index]
+        if lead < 0x80 {
+            index += 1
+            continue
+        }
+        func continuation(_ offset: Int, _ range: ClosedRange<UInt8> = 0x80...0xBF) -> Bool {
+            index + offset < count && range.contains(bytes[index + offset])
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            guard continuation(1) else { return false }
+            index += 2
+        case 0xE0:
+            guard continuation(1, 0xA0...0xBF), continuation(2) else { return false }
+            index += 3
+        case 0xE1...0xEC, 0xEE...0xEF:
+            guard continuation(1), continuation(2) else { return false }
+            index += 3
+        case 0xED:
+            guard continuation(1, 0x80...0x9F), continuation(2) else { return false }
+            index += 3
+        case 0xF0:
+            guard continuation(1, 0x90...0xBF), continuation(2), continuation(3) else { return false }
+            index += 4
+        case 0xF1...0xF3:
+            guard continuation(1), continuation(2), continuation(3) else { return false }
+            index += 4
+        case 0xF4:
+            guard continuation(1, 0x80...0x8F), continuation(2), continuation(3) else { return false }
+            index += 4
+        default:
+            return false
+        }
+    }
+    return true
+}
+
+/// The value of an ASCII hex digit, either case; `nil` for any other byte.
+func hexDigitValue(_ byte: UInt8) -> UInt32? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+    default: nil
+    }
+}
