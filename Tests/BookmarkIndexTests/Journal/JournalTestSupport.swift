@@ -195,14 +195,19 @@ struct CompactionWatch {
 }
 
 /// The POSIX file system, counting the bytes read from each path, and calling `onOpenForReading`
-/// before each file is opened for reading.
+/// before each file is opened for reading and `beforeSynchronize` before each fsync.
 final class ReadCountingFileSystem: JournalFileSystem {
     private let base = PosixFileSystem()
     private let counts = Mutex<[String: Int]>([:])
     private let onOpenForReading: @Sendable (String) -> Void
+    private let beforeSynchronize: @Sendable (JournalFileHandle) -> Void
 
-    init(onOpenForReading: @escaping @Sendable (String) -> Void = { _ in }) {
+    init(
+        onOpenForReading: @escaping @Sendable (String) -> Void = { _ in },
+        beforeSynchronize: @escaping @Sendable (JournalFileHandle) -> Void = { _ in }
+    ) {
         self.onOpenForReading = onOpenForReading
+        self.beforeSynchronize = beforeSynchronize
     }
 
     func bytesRead(of path: String) -> Int { counts.withLock { $0[path, default: 0] } }
@@ -222,7 +227,10 @@ final class ReadCountingFileSystem: JournalFileSystem {
     }
     func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle { try base.openForAppending(atPath: path, truncating: truncating) }
     func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws { try base.write(bytes, to: file) }
-    func synchronize(_ file: JournalFileHandle) throws { try base.synchronize(file) }
+    func synchronize(_ file: JournalFileHandle) throws {
+        beforeSynchronize(file)
+        try base.synchronize(file)
+    }
     func truncate(_ file: JournalFileHandle, toLength length: Int) throws { try base.truncate(file, toLength: length) }
     func close(_ file: JournalFileHandle) throws { try base.close(file) }
     func rename(atPath source: String, toPath destination: String) throws { try base.rename(atPath: source, toPath: destination) }

@@ -17,18 +17,18 @@ import Testing
     @Test func aQueryIsAnsweredWhileAWriteWaitsForItsFsync() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let fileSystem = GatedFileSystem()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(fileSystem))
+        let gate = SynchronizeGate()
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(gate.fileSystem))
         try await store.apply(generatedBatch(first: 1, count: 10))
-        fileSystem.holdNextSynchronize(ofFileEndingWith: JournalStorage.journalFileName)
+        gate.holdNextSynchronize(ofFileEndingWith: JournalStorage.journalFileName)
         let write = Task { try await store.apply(generatedBatch(first: 100, count: 30)) }
-        var held = fileSystem.held.makeAsyncIterator()
+        var held = gate.held.makeAsyncIterator()
         _ = await held.next()
         // The write is inside its fsync: the queries answer from the last applied state.
         #expect(await store.count(in: .public) == 10)
         #expect(await !store.contains(BookmarkKey(illustID: 100, restrict: .public)))
         #expect(await store.tagHistogram(in: .public, limit: 3).count > 0)
-        fileSystem.letGo()
+        gate.letGo()
         try await write.value
         #expect(await store.count(in: .public) == 40)
         try await store.close()
@@ -55,10 +55,10 @@ import Testing
     @Test func writesAreAcceptedWhileACompactionWritesItsFile() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let fileSystem = GatedFileSystem()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(fileSystem, compactAbove: 20_000))
+        let gate = SynchronizeGate()
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(gate.fileSystem, compactAbove: 20_000))
         var events = await store.events().makeAsyncIterator()
-        fileSystem.holdNextSynchronize(ofFileEndingWith: JournalStorage.temporaryFileName)
+        gate.holdNextSynchronize(ofFileEndingWith: JournalStorage.temporaryFileName)
         var written = 0
         // Until a batch takes the journal past its threshold and a compaction starts.
         while true {
@@ -67,14 +67,14 @@ import Testing
             if await store.compaction.running != nil { break }
         }
         guard case .compactionStarted = await events.next() else { Issue.record("no compactionStarted"); return }
-        var held = fileSystem.held.makeAsyncIterator()
+        var held = gate.held.makeAsyncIterator()
         #expect(await held.next()?.hasSuffix(JournalStorage.temporaryFileName) == true)
         // The new file's fsync is held: writes and queries go on.
         for index in 0..<5 {
             try await store.apply(generatedBatch(first: 10_000 + index * 30, count: 30, restrict: .private))
         }
         #expect(await store.count(in: .private) == 150)
-        fileSystem.letGo()
+        gate.letGo()
         guard case .compactionFinished = await events.next() else { Issue.record("no compactionFinished"); return }
         let expected = await store.snapshot
         try await store.close()
