@@ -40,11 +40,18 @@ extension BookmarksIndexStore {
     ///   it held before (nothing is lost), and the failure is also an event.
     public func compact() async throws {
         guard let compactor else { return }
-        let running = try await writing {
-            await self.finishCompaction()
-            return try await self.startCompaction(compactor)
+        while true {
+            // Waited for without holding the storage, so that writes go on meanwhile.
+            await finishCompaction()
+            let started = try await writing { () -> Task<BookmarkIndexError?, Never>? in
+                guard self.compaction.running == nil else { return nil } // another began first
+                return try await self.startCompaction(compactor)
+            }
+            if let started {
+                if let failure = await started.value { throw failure }
+                return
+            }
         }
-        if let failure = await running.value { throw failure }
     }
 
     /// A stream of what the store does in the background (compactions, their failures).

@@ -126,6 +126,11 @@ public actor BookmarksIndexStore {
         try await storage.health()
     }
 
+    deinit {
+        // A store dropped without close: its event streams end all the same.
+        for continuation in subscribers.values { continuation.finish() }
+    }
+
     /// Runs `body` holding the storage: after every write made before it, before every write
     /// made after it.
     func writing<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {

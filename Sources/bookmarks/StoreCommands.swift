@@ -281,7 +281,6 @@ func nextOpenSummary(_ recovery: JournalRecoveryReport?) -> String {
     if recovery.removedTemporaryFile { repairs.append("deletes an interrupted compaction's temporary file") }
     if let tail = recovery.truncatedTail { repairs.append("cuts the torn line \(tail.line) (\(tail.bytes) bytes)") }
     if let version = recovery.migratedFromVersion { repairs.append("migrates from schema \(version)") }
-    if let reason = recovery.snapshotNotUsed, !reason.isEmpty { repairs.append("reads the journal whole") }
     return repairs.isEmpty ? "opens as it is" : repairs.joined(separator: "; ")
 }
 

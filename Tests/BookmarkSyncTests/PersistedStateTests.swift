@@ -16,8 +16,12 @@ import Testing
         let first = h.transport.startedCount
         h.transport.setFaultRule { number, _ in number == first + 3 ? .rateLimitBody(status: 403) : nil }
         await h.engine.startAutoSync(for: .public)
-        // Let the trip happen, then "quit" in the middle of the cooldown.
-        _ = await h.clock.run(whileBusy: { h.transport.startedCount < first + 4 })
+        // Let the trip happen and the engine take it in (it cools down), then "quit" in the
+        // middle of the cooldown.
+        _ = await h.clock.run(whileBusy: {
+            if case .coolingDown = await h.engine.currentStatus().publicList { return false }
+            return true
+        })
         let trip = try #require(h.requests().first { $0.status == 403 }).timestamp
         await h.engine.setIndexingEnabled(false)
         await h.run()

@@ -139,7 +139,13 @@ final class SQLiteStorage: BookmarkStorage {
 
     func reset() async throws {
         try await withConnection { connection in
-            try connection.database.execute("BEGIN; DELETE FROM bookmarks; DELETE FROM metadata; COMMIT;")
+            try connection.database.execute("BEGIN")
+            do {
+                try connection.database.execute("DELETE FROM bookmarks; DELETE FROM metadata; COMMIT;")
+            } catch {
+                try? connection.database.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 

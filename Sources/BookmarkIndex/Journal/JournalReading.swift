@@ -44,8 +44,16 @@ struct JournalReading {
     }
 
     /// Reads the journal in `directory` through `options`' file system, pool and migrations,
-    /// starting from the index snapshot when `usingSnapshot` and one fits.
-    static func read(directory: String, options: JournalStorage.Options, usingSnapshot: Bool) throws -> JournalReading {
+    /// starting from the index snapshot when `usingSnapshot` and one fits, and reading no
+    /// further than byte `limit` (what a writer had acknowledged when the reading began).
+    /// `opened`, when given, is the journal already open for reading (the caller closes it).
+    static func read(
+        directory: String,
+        options: JournalStorage.Options,
+        usingSnapshot: Bool,
+        limit: Int? = nil,
+        opened: JournalFileHandle? = nil
+    ) throws -> JournalReading {
         let fileSystem = options.fileSystem
         let path = directory + "/" + JournalStorage.journalFileName
         let plan = options.migrations
@@ -55,8 +63,8 @@ struct JournalReading {
         // Everything read of the journal (header, the end of a snapshot's coverage, the lines)
         // comes through one handle: a reader racing a writer's compaction sees one file, old
         // or new, never the header of one and the lines of the other.
-        guard let file = try fileSystem.openForReading(atPath: path) else { return reading }
-        defer { try? fileSystem.close(file) }
+        guard let file = try opened ?? fileSystem.openForReading(atPath: path) else { return reading }
+        defer { if opened == nil { try? fileSystem.close(file) } }
         let head = try readHead(file, fileSystem: fileSystem)
         guard let headerLine = head.firstLine else {
             reading.head = .missing(length: head.length)
@@ -97,13 +105,13 @@ struct JournalReading {
         }
         let decodeBatch = migrating ? try JournalMigrator.decoder(plan: plan, from: header.schemaVersion, path: path) : nil
         do {
-            if try !reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch) {
+            if try !reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch, limit: limit) {
                 // Damage after a snapshot: a snapshot that does not fit the lines after it is no
                 // evidence, so the journal is read again whole before anything is concluded.
                 reading.snapshotNotUsed = "the journal's lines after the index snapshot do not follow it (damage, or a snapshot that does not fit them); the journal was read whole"
                 reading.resumedAt = nil
                 reading.state = BookmarkIndexState()
-                _ = try reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch)
+                _ = try reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch, limit: limit)
             }
         } catch let failure as JournalScanner.ScanFailure {
             throw JournalMigrator.error(failure, plan: plan, path: path)
@@ -113,7 +121,7 @@ struct JournalReading {
 
     /// Scans from `resumedAt` (or the start); `false` when it met damage after a snapshot and
     /// stopped.
-    private mutating func scan(_ file: JournalFileHandle, fileSystem: any JournalFileSystem, pool: IOThreadPool, decodeBatch: JournalScanner.Decoder?) throws -> Bool {
+    private mutating func scan(_ file: JournalFileHandle, fileSystem: any JournalFileSystem, pool: IOThreadPool, decodeBatch: JournalScanner.Decoder?, limit: Int?) throws -> Bool {
         struct DamageAfterSnapshot: Error {}
         let resume = resumedAt
         damage = []
@@ -121,7 +129,7 @@ struct JournalReading {
         batchesRead = 0
         var state = self.state, damage: [JournalDamage] = [], goodLines = self.goodLines, batches = 0
         do {
-            scan = try JournalScanner.scan(file: file, fileSystem: fileSystem, pool: pool, decodeBatch: decodeBatch, resume: resume) { event in
+            scan = try JournalScanner.scan(file: file, fileSystem: fileSystem, pool: pool, decodeBatch: decodeBatch, resume: resume, limit: limit) { event in
                 switch event {
                 case .header:
                     break

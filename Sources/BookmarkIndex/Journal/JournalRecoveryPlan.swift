@@ -62,7 +62,8 @@ struct JournalRecoveryPlan {
             }
         }
         guard let scan = reading.scan else {
-            action = .startFresh
+            // A header read but no scan: not a state reading leaves; never write over it.
+            action = .refuse(BookmarkIndexError(.io, "The journal \(path) could not be read past its header. Nothing was changed."))
             return
         }
         if let first = reading.damage.first, !options.salvage {

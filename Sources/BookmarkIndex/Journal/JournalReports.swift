@@ -74,7 +74,9 @@ public struct JournalHealthReport: Sendable, Hashable {
     /// The index snapshot beside the journal; `nil` when there is none.
     public var snapshot: JournalSnapshotReport?
     /// What the next open (without salvage) would repair, as the open itself plans it; `nil`
-    /// when it would refuse (see ``nextOpenRefuses``).
+    /// when it would refuse (see ``nextOpenRefuses``). Its ``JournalRecoveryReport/snapshotNotUsed``
+    /// is left out: `verify` reads the journal whole, and ``snapshot`` says what open would
+    /// make of the index snapshot.
     public var nextOpen: JournalRecoveryReport?
     /// Why the next open (without salvage) would refuse, when it would: damage, or a newer
     /// schema. Opening with salvage keeps every valid batch.

@@ -11,8 +11,9 @@ extension JournalStorage {
         var installed: WholeFileWriter.Installed
     }
 
+    /// Whether the journal has outgrown its threshold (and no compaction runs). Takes no lock.
     public var isCompactionDue: Bool {
-        writer.withLock { $0.isCompactionDue(minimumBytes: options.compactionMinimumBytes, growthFactor: options.compactionGrowthFactor) }
+        compactionDue.load(ordering: .relaxed)
     }
 
     /// Starts a compaction to `state` (every batch acknowledged so far): from now on, the
@@ -22,23 +23,33 @@ extension JournalStorage {
     ///
     /// - Throws: ``BookmarkIndexError/Code/closed``, the failure that stopped the journal, or
     ///   ``BookmarkIndexError/Code/invalidArgument`` when a compaction already runs.
+    ///
+    /// The work must be run: until it has, every batch appended is also kept in memory, and
+    /// ``reset()`` and another compaction are refused.
     public func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void {
-        try writer.withLock { writer in
-            try writer.checkWritable()
-            guard writer.carried == nil else { throw busyError("compact") }
-            writer.carried = []
+        try await options.ioPool.run {
+            try self.writer.withLock { writer in
+                defer { self.noteLength(writer) }
+                try writer.checkWritable()
+                guard writer.carried == nil else { throw self.busyError("compact") }
+                writer.carried = []
+            }
         }
         return { try await self.compact(to: state) }
     }
 
     /// The work ``beginCompaction(to:)`` hands back.
     func compact(to state: BookmarkIndexState) async throws {
-        let pending: PendingJournal
-        do {
-            pending = try await options.ioPool.run { try self.writeCompactedFile(state) }
-        } catch {
-            writer.withLock { $0.carried = nil }
-            throw error
+        let pending = try await options.ioPool.run {
+            do {
+                return try self.writeCompactedFile(state)
+            } catch {
+                self.writer.withLock { writer in
+                    writer.carried = nil
+                    self.noteLength(writer)
+                }
+                throw error
+            }
         }
         let installed = try await options.ioPool.run { try self.switchToCompactedFile(pending) }
         try await options.ioPool.run {
@@ -65,6 +76,7 @@ extension JournalStorage {
     /// it, the new one is. A failure before it leaves the old journal in use.
     func switchToCompactedFile(_ pending: PendingJournal) throws -> WholeFileWriter.Installed {
         try writer.withLock { writer in
+            defer { noteLength(writer) }
             let carried = writer.carried ?? []
             writer.carried = nil
             let installed = pending.installed
@@ -99,6 +111,7 @@ extension JournalStorage {
     /// Replaces the journal by an empty one, holding the writer. Blocks.
     func resetNow() throws {
         try writer.withLock { writer in
+            defer { noteLength(writer) }
             try writer.checkWritable()
             guard writer.carried == nil else { throw busyError("reset") }
             let installed: WholeFileWriter.Installed

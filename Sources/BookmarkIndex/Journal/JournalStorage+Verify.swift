@@ -29,9 +29,9 @@ extension JournalStorage {
 
     /// Reads the journal whole (the snapshot aside, checked after), and plans its next open
     /// as open itself would.
-    static func verifyNow(directory: String, options: Options) throws -> JournalHealthReport {
+    static func verifyNow(directory: String, options: Options, limit: Int? = nil, opened: JournalFileHandle? = nil) throws -> JournalHealthReport {
         let fileSystem = options.fileSystem
-        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: false)
+        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: false, limit: limit, opened: opened)
         var report = JournalHealthReport(
             path: reading.path, batches: reading.batchesRead, bytes: reading.scan?.length ?? 0,
             livePublicBookmarks: reading.state.count(in: .public), livePrivateBookmarks: reading.state.count(in: .private),

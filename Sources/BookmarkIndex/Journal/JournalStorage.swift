@@ -48,7 +48,12 @@ public final class JournalStorage: CompactableStorage {
     public let recovery: JournalRecoveryReport
 
     let options: Options
+    /// The open file and its bookkeeping. Held across a write, an fsync or a compaction's
+    /// switch, so taken only on ``Options/ioPool``'s threads, never on the cooperative pool.
     let writer: Mutex<JournalWriter>
+    /// Whether the journal has outgrown its threshold: set by whoever holds ``writer`` after a
+    /// change of length, read without it (``isCompactionDue`` must not wait for an fsync).
+    let compactionDue = Atomic<Bool>(false)
     var fileSystem: any JournalFileSystem { options.fileSystem }
     var journalPath: String { directory + "/" + Self.journalFileName }
 
@@ -82,6 +87,7 @@ public final class JournalStorage: CompactableStorage {
             try? fileSystem.close(lock)
             throw error
         }
+        writer.withLock { noteLength($0) }
     }
 
     // MARK: BookmarkStorage
@@ -92,7 +98,8 @@ public final class JournalStorage: CompactableStorage {
         try loadNow()
     }
 
-    /// ``load()``, which takes nothing but a lock.
+    /// ``load()``, which takes nothing but the writer's lock, free at open (nothing else can
+    /// have the new storage yet).
     func loadNow() throws -> BookmarkIndexState {
         try writer.withLock { writer in
             try writer.checkWritable()
@@ -115,7 +122,18 @@ public final class JournalStorage: CompactableStorage {
 
     /// ``append(_:)`` on the calling thread, which blocks.
     func appendNow(_ changes: [BookmarkChange]) throws {
-        try writer.withLock { try $0.append(changes) }
+        try writer.withLock { writer in
+            defer { noteLength(writer) }
+            try writer.append(changes)
+        }
+    }
+
+    /// Updates ``compactionDue`` from the writer's lengths; called holding it.
+    func noteLength(_ writer: JournalWriter) {
+        compactionDue.store(
+            writer.isCompactionDue(minimumBytes: options.compactionMinimumBytes, growthFactor: options.compactionGrowthFactor),
+            ordering: .relaxed
+        )
     }
 
     /// Deletes every bookmark: writes an empty journal in place of this one.
@@ -129,7 +147,10 @@ public final class JournalStorage: CompactableStorage {
     }
 
     func closeNow() throws {
-        try writer.withLock { try $0.close() }
+        try writer.withLock { writer in
+            defer { noteLength(writer) }
+            try writer.close()
+        }
     }
 
     deinit {
@@ -137,14 +158,19 @@ public final class JournalStorage: CompactableStorage {
     }
 
     /// Reads the journal back from disk and reports its health, with what open repaired.
+    ///
+    /// It runs beside appends and compaction: it reads the file as it was when the call began
+    /// (through a handle opened then, to the length acknowledged then: a compaction's rename
+    /// or a later append cannot change what it reads), and holds no lock while it reads.
     public func health() async throws -> StorageHealth {
         try await options.ioPool.run {
-            // Under the writer's lock: read between two appends, never across a compaction's switch.
-            try self.writer.withLock { _ in
-                var report = try Self.verifyNow(directory: self.directory, options: self.options)
-                report.recovery = self.recovery
-                return StorageHealth(report)
+            let (file, acknowledged) = try self.writer.withLock { writer in
+                (try self.fileSystem.openForReading(atPath: self.journalPath), writer.length)
             }
+            defer { if let file { try? self.fileSystem.close(file) } }
+            var report = try Self.verifyNow(directory: self.directory, options: self.options, limit: acknowledged, opened: file)
+            report.recovery = self.recovery
+            return StorageHealth(report)
         }
     }
 }

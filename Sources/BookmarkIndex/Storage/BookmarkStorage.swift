@@ -17,10 +17,11 @@
 /// - What ``load()`` returns is what applying every batch acknowledged since the last
 ///   ``reset()`` to an empty ``BookmarkIndexState`` gives — in content; internal layout (slot
 ///   order, garbage) may differ.
-/// - After ``close()``, every call but ``health()`` and another `close()` throws
-///   ``BookmarkIndexError/Code/closed``.
-/// - ``health()`` reads what is stored and reports; it changes nothing and may be called at any
-///   time, beside anything else.
+/// - After ``close()``, ``append(_:)`` and ``reset()`` throw ``BookmarkIndexError/Code/closed``;
+///   another `close()` does nothing. Whether ``load()`` may open it again is the storage's to
+///   say (``InMemoryStorage`` allows it, for tests that restart a store on it).
+/// - ``health()`` reads what is stored and reports; it changes nothing, and while the storage is
+///   open it may be called beside anything else, without making writes wait for it.
 public protocol BookmarkStorage: Sendable {
     /// Reads everything stored. Called once, when the store opens.
     func load() async throws -> BookmarkIndexState
@@ -44,12 +45,12 @@ public protocol BookmarkStorage: Sendable {
 /// ``BookmarkStorage``. A store on such a storage compacts it in the background when it asks.
 ///
 /// A compaction is two calls: ``beginCompaction(to:)``, which the store makes between two
-/// appends (none in flight), and the work it returns, which the store runs in the background
-/// while it goes on calling ``BookmarkStorage/append(_:)``. The storage keeps every batch
-/// appended meanwhile: once the work has returned, what is stored is `state` followed by those
-/// batches; if it throws, what is stored is as if it never ran. The store starts no second
-/// compaction, and calls no ``BookmarkStorage/reset()`` or ``BookmarkStorage/close()``,
-/// until the work has finished.
+/// appends (none in flight), and the work it returns, which the store always runs, in the
+/// background, while it goes on calling ``BookmarkStorage/append(_:)``. The storage keeps every
+/// batch appended after `beginCompaction` returned: once the work has returned, what is stored
+/// is `state` followed by those batches; if it throws, what is stored is as if it never ran.
+/// The store starts no second compaction, and calls no ``BookmarkStorage/reset()`` or
+/// ``BookmarkStorage/close()``, until the work has finished.
 public protocol CompactableStorage: BookmarkStorage {
     /// Whether compacting now would pay off (for the journal: it has grown past its threshold).
     /// The store asks after each append; answering must not block.

@@ -195,24 +195,29 @@ struct CompactionWatch {
 }
 
 /// The POSIX file system, counting the bytes read from each path, and calling `onOpenForReading`
-/// before each file is opened for reading and `beforeSynchronize` before each fsync.
+/// before each file is opened for reading, `beforeSynchronize` before each fsync and
+/// `beforeRead` before each read.
 final class ReadCountingFileSystem: JournalFileSystem {
     private let base = PosixFileSystem()
     private let counts = Mutex<[String: Int]>([:])
     private let onOpenForReading: @Sendable (String) -> Void
     private let beforeSynchronize: @Sendable (JournalFileHandle) -> Void
+    private let beforeRead: @Sendable (JournalFileHandle) -> Void
 
     init(
         onOpenForReading: @escaping @Sendable (String) -> Void = { _ in },
-        beforeSynchronize: @escaping @Sendable (JournalFileHandle) -> Void = { _ in }
+        beforeSynchronize: @escaping @Sendable (JournalFileHandle) -> Void = { _ in },
+        beforeRead: @escaping @Sendable (JournalFileHandle) -> Void = { _ in }
     ) {
         self.onOpenForReading = onOpenForReading
         self.beforeSynchronize = beforeSynchronize
+        self.beforeRead = beforeRead
     }
 
     func bytesRead(of path: String) -> Int { counts.withLock { $0[path, default: 0] } }
 
     func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        beforeRead(file)
         let count = try base.read(file, into: buffer)
         counts.withLock { $0[file.path, default: 0] += count }
         return count
