@@ -49,6 +49,16 @@ struct StateDump: Equatable, CustomStringConvertible {
     }
 }
 
+/// Options for a store's concurrency tests: automatic compaction above `bytes`, no snapshot,
+/// a pool of its own with two threads (one can be held while the other works).
+func storeOptions(_ fileSystem: any JournalFileSystem, compactAbove bytes: Int = 1 << 20) -> JournalStorage.Options {
+    var options = journalOptions(fileSystem: fileSystem)
+    options.compactionMinimumBytes = bytes
+    options.snapshotMinimumBytes = .max
+    options.ioPool = IOThreadPool(threads: 2)
+    return options
+}
+
 /// Options for tests: no fsync cost unless asked, a fixed clock.
 func journalOptions(
     durability: JournalStorage.Options.Durability = .always,

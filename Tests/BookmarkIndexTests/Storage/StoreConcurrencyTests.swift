@@ -6,19 +6,11 @@ import Testing
 /// The store never makes a query wait for a write's I/O, applies writes one at a time in
 /// order, and compacts in the background while writes go on.
 @Suite struct StoreConcurrencyTests {
-    func options(_ fileSystem: any JournalFileSystem, compactAbove bytes: Int = 1 << 20) -> JournalStorage.Options {
-        var options = journalOptions(fileSystem: fileSystem)
-        options.compactionMinimumBytes = bytes
-        options.snapshotMinimumBytes = .max
-        options.ioPool = IOThreadPool(threads: 2)
-        return options
-    }
-
     @Test func aQueryIsAnsweredWhileAWriteWaitsForItsFsync() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let gate = SynchronizeGate()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(gate.fileSystem))
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(gate.fileSystem))
         try await store.apply(generatedBatch(first: 1, count: 10))
         gate.holdNextSynchronize(ofFileEndingWith: JournalStorage.journalFileName)
         let write = Task { try await store.apply(generatedBatch(first: 100, count: 30)) }
@@ -56,7 +48,7 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let gate = SynchronizeGate()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(gate.fileSystem, compactAbove: 20_000))
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(gate.fileSystem, compactAbove: 20_000))
         var events = await store.events().makeAsyncIterator()
         gate.holdNextSynchronize(ofFileEndingWith: JournalStorage.temporaryFileName)
         var written = 0
@@ -79,7 +71,7 @@ import Testing
         let expected = await store.snapshot
         try await store.close()
 
-        let reopened = try await JournalStorage.open(directory: directory.url, options: options(PosixFileSystem()))
+        let reopened = try await JournalStorage.open(directory: directory.url, options: storeOptions(PosixFileSystem()))
         #expect(StateDump(try await reopened.load()) == StateDump(expected))
         let report = try #require(try await reopened.health().journal)
         #expect(report.lastCompaction != nil)
@@ -91,7 +83,7 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(fileSystem, compactAbove: 20_000))
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(fileSystem, compactAbove: 20_000))
         fileSystem.inject(.fail, atNext: .rename)
         var events = await store.events().makeAsyncIterator()
         var written = 0
@@ -117,7 +109,7 @@ import Testing
         guard case .compactionFinished = await events.next() else { Issue.record("the retry did not finish"); return }
         let expected = await store.snapshot
         try await store.close()
-        let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: options(PosixFileSystem()))
+        let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(PosixFileSystem()))
         #expect(StateDump(await reopened.snapshot) == StateDump(expected))
         #expect(await reopened.count(in: .public) == written * 30)
         try await reopened.close()
@@ -126,7 +118,7 @@ import Testing
     @Test func closeWaitsForARunningCompaction() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(PosixFileSystem()))
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(PosixFileSystem()))
         for index in 0..<20 { try await store.apply(generatedBatch(first: 1 + index * 30, count: 30)) }
         let compaction = Task { try await store.compact() }
         try await compaction.value

@@ -7,19 +7,11 @@ import Testing
 /// `compact()` waits for a running compaction, and the end of a dropped store's event streams.
 /// A regression here hangs instead of failing, so each test has a time limit.
 @Suite(.timeLimit(.minutes(1))) struct StoreNeverWaitsTests {
-    func options(_ fileSystem: any JournalFileSystem, compactAbove bytes: Int = 1 << 20) -> JournalStorage.Options {
-        var options = journalOptions(fileSystem: fileSystem)
-        options.compactionMinimumBytes = bytes
-        options.snapshotMinimumBytes = .max
-        options.ioPool = IOThreadPool(threads: 2)
-        return options
-    }
-
     @Test func writesAndQueriesGoOnWhileHealthReads() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let gate = SynchronizeGate()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(gate.fileSystem))
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(gate.fileSystem))
         try await store.apply(generatedBatch(first: 1, count: 10))
         gate.holdNextRead(ofFileEndingWith: JournalStorage.journalFileName)
         let health = Task { try await store.health() }
@@ -40,7 +32,7 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let gate = SynchronizeGate()
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options(gate.fileSystem, compactAbove: 20_000))
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(gate.fileSystem, compactAbove: 20_000))
         gate.holdNextSynchronize(ofFileEndingWith: JournalStorage.temporaryFileName)
         var written = 0
         while await store.compaction.running == nil {
