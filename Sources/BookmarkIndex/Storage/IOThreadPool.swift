@@ -36,6 +36,22 @@ public final class IOThreadPool: Sendable {
     /// shows them).
     static let threadNamePrefix = "bookmarks-io-"
 
+    /// Marks the calling thread as one of a pool's, for ``isPoolThread``.
+    static func markCurrentThread() {
+        pthread_setspecific(poolThreadKey, UnsafeRawPointer(bitPattern: 1))
+    }
+
+    /// Whether the calling thread is one of an `IOThreadPool`'s (any pool's).
+    static var isPoolThread: Bool {
+        pthread_getspecific(poolThreadKey) != nil
+    }
+
+    private static let poolThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     private let queue: JobQueue
 
     /// A pool of `threads` threads (at least 1), started when the first work arrives.
@@ -157,9 +173,10 @@ private final class JobQueue: Sendable {
         }
         if let number = startThread {
             let thread = Thread { [self] in
-                // Named from the thread itself: on Linux a new thread starts with its creator's
-                // name, and a name must fit in 15 bytes.
-                Thread.current.name = "\(IOThreadPool.threadNamePrefix)\(number)"
+                // Named from the thread itself (on Linux a new thread starts with its creator's
+                // name, and a name must fit in 15 bytes), best effort; marked for certain.
+                Thread.current.name = "\(IOThreadPool.threadNamePrefix)\(number)" // for debuggers
+                IOThreadPool.markCurrentThread()
                 work()
             }
             thread.start()

@@ -7,8 +7,8 @@ import Testing
 @Suite struct IOThreadPoolTests {
     @Test func workRunsOnThePoolsThreadsNotTheCallers() async throws {
         let pool = IOThreadPool(threads: 2)
-        let name = try await pool.run { Thread.current.name ?? "" }
-        #expect(name.hasPrefix(IOThreadPool.threadNamePrefix), "ran on \(name)")
+        #expect(try await pool.run { IOThreadPool.isPoolThread })
+        #expect(!IOThreadPool.isPoolThread, "the test itself runs on the cooperative pool")
     }
 
     final class Counts: Sendable {
