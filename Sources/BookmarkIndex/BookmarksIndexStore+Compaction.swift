@@ -61,18 +61,7 @@ extension BookmarksIndexStore {
     public func events(
         bufferingPolicy: AsyncStream<StoreEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<StoreEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: StoreEvent.self, bufferingPolicy: bufferingPolicy)
-        guard !isClosed else {
-            continuation.finish()
-            return stream
-        }
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
-        return stream
+        subscribers.subscribe(bufferingPolicy: bufferingPolicy).stream
     }
 
     /// After a batch, holding the storage: starts a compaction if the storage asks for one.
@@ -135,15 +124,6 @@ extension BookmarksIndexStore {
     }
 
     func publish(_ event: StoreEvent) {
-        for continuation in subscribers.values { continuation.yield(event) }
-    }
-
-    func finishEvents() {
-        for continuation in subscribers.values { continuation.finish() }
-        subscribers = [:]
-    }
-
-    private func unsubscribe(_ id: Int) {
-        subscribers[id] = nil
+        subscribers.yield(event)
     }
 }

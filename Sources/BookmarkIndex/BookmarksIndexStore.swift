@@ -24,8 +24,7 @@ public actor BookmarksIndexStore {
     let compactor: (any CompactableStorage)?
     var isClosed = false
     var compaction = CompactionSchedule()
-    var subscribers: [Int: AsyncStream<StoreEvent>.Continuation] = [:]
-    var nextSubscriberID = 0
+    let subscribers = Subscribers<StoreEvent>()
     /// Whether a write (or reset, close, or the start of a compaction) holds the storage.
     private var isWriting = false
     private var writeWaiters: [CheckedContinuation<Void, Never>] = []
@@ -115,7 +114,7 @@ public actor BookmarksIndexStore {
         guard !isClosed else { return }
         isClosed = true
         await finishCompaction()
-        finishEvents()
+        subscribers.finish()
         try await storage.close()
     }
 
@@ -128,7 +127,7 @@ public actor BookmarksIndexStore {
 
     deinit {
         // A store dropped without close: its event streams end all the same.
-        for continuation in subscribers.values { continuation.finish() }
+        subscribers.finish()
     }
 
     /// Runs `body` holding the storage: after every write made before it, before every write

@@ -33,8 +33,7 @@ public actor BookmarkSyncEngine {
     private var worker: Task<Void, Never>?
     private var sleeper: Task<Void, any Error>?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private var subscribers: [Int: AsyncStream<SyncStatus>.Continuation] = [:]
-    private var nextSubscriberID = 0
+    private let subscribers = Subscribers<SyncStatus>()
     private var lastStatus: SyncStatus?
 
     /// Creates an engine that syncs `store` from `source`.
@@ -140,13 +139,7 @@ public actor BookmarkSyncEngine {
     public func statusUpdates(
         bufferingPolicy: AsyncStream<SyncStatus>.Continuation.BufferingPolicy = .unbounded
     ) async -> AsyncStream<SyncStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncStatus.self, bufferingPolicy: bufferingPolicy)
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
+        let (stream, continuation) = subscribers.subscribe(bufferingPolicy: bufferingPolicy)
         let status = machine.status(index: await store.snapshot, now: clock.now)
         continuation.yield(status)
         return stream
@@ -169,17 +162,11 @@ public actor BookmarkSyncEngine {
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
-    private func unsubscribe(_ id: Int) {
-        subscribers[id] = nil
-    }
-
     private func publish(_ index: BookmarkIndexState) {
         let status = machine.status(index: index, now: clock.now)
         guard status != lastStatus else { return }
         lastStatus = status
-        for continuation in subscribers.values {
-            continuation.yield(status)
-        }
+        subscribers.yield(status)
     }
 
     // MARK: The request stream
