@@ -27,15 +27,28 @@ extension JournalStorage {
     /// The work must be run: until it has, every batch appended is also kept in memory, and
     /// ``reset()`` and another compaction are refused.
     public func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void {
-        try await options.ioPool.run {
-            try self.writer.withLock { writer in
-                defer { self.noteLength(writer) }
-                try writer.checkWritable()
-                guard writer.carried == nil else { throw self.busyError("compact") }
-                writer.carried = []
-            }
-        }
+        try await options.ioPool.run { try self.startCarrying() }
         return { try await self.compact(to: state) }
+    }
+
+    /// From now on, keeps each batch appended, for the compaction that begins. Blocks (on the
+    /// writer's lock).
+    func startCarrying() throws {
+        try writer.withLock { writer in
+            defer { noteLength(writer) }
+            try writer.checkWritable()
+            guard writer.carried == nil else { throw busyError("compact") }
+            writer.carried = []
+        }
+    }
+
+    /// Drops the batches kept for a compaction that failed before its switch. Blocks (on the
+    /// writer's lock).
+    func stopCarrying() {
+        writer.withLock { writer in
+            writer.carried = nil
+            noteLength(writer)
+        }
     }
 
     /// The work ``beginCompaction(to:)`` hands back.
@@ -44,10 +57,7 @@ extension JournalStorage {
             do {
                 return try self.writeCompactedFile(state)
             } catch {
-                self.writer.withLock { writer in
-                    writer.carried = nil
-                    self.noteLength(writer)
-                }
+                self.stopCarrying()
                 throw error
             }
         }
@@ -65,7 +75,7 @@ extension JournalStorage {
             let file = try WholeFileWriter.writeTemporary(encoded.bytes, directory: directory, fileSystem: fileSystem)
             return PendingJournal(file: file, installed: encoded.installed)
         } catch {
-            throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+            throw compactionFailure(error)
         }
     }
 
@@ -93,17 +103,18 @@ extension JournalStorage {
             } catch {
                 try? fileSystem.close(pending.file)
                 try? fileSystem.removeItem(atPath: directory + "/" + Self.temporaryFileName)
-                if let error = error as? BookmarkIndexError { throw error }
-                throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+                throw error as? BookmarkIndexError ?? compactionFailure(error)
             }
             do {
                 try WholeFileWriter.install(pending.file, directory: directory, fileSystem: fileSystem)
             } catch {
-                throw BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
+                throw compactionFailure(error)
             }
             // The snapshot covers the compacted part; the carried lines come after it.
-            try writer.reopen(after: directory, length: installed.length + lines.bytes.count, nextSequence: installed.nextSequence + carried.count)
-            writer.lengthAfterCompaction = installed.length
+            try writer.reopen(
+                after: directory, length: installed.length + lines.bytes.count, compactedLength: installed.length,
+                nextSequence: installed.nextSequence + carried.count
+            )
             return installed
         }
     }
@@ -120,10 +131,14 @@ extension JournalStorage {
             } catch {
                 throw BookmarkIndexError(.io, "Could not reset \(journalPath); the journal is unchanged.", underlying: error)
             }
-            try writer.reopen(after: directory, length: installed.length, nextSequence: installed.nextSequence)
-            writer.lengthAfterCompaction = installed.length
+            try writer.reopen(after: directory, length: installed.length, compactedLength: installed.length, nextSequence: installed.nextSequence)
             SnapshotPolicy.refreshSnapshot(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
         }
+    }
+
+    /// A compaction that failed before its rename: the old journal is still the journal.
+    private func compactionFailure(_ error: any Error) -> BookmarkIndexError {
+        BookmarkIndexError(.io, "Could not compact \(journalPath); the journal is unchanged.", underlying: error)
     }
 
     private func busyError(_ what: String) -> BookmarkIndexError {

@@ -44,6 +44,7 @@ extension JournalStorage {
         case .refuse(let error): report.nextOpenRefuses = error.message
         case .startFresh, .rewrite, .append: report.nextOpen = plan.recovery
         }
+        let readableHeader: JournalCodec.Header?
         switch reading.head {
         case .missing(let length):
             guard fileSystem.fileExists(atPath: reading.path) else {
@@ -61,6 +62,7 @@ extension JournalStorage {
             )]
             return report
         case .header(let header, let unreadable):
+            readableHeader = unreadable == nil ? header : nil
             if unreadable == nil {
                 report.schemaVersion = header.schemaVersion
                 report.created = header.created
@@ -71,15 +73,10 @@ extension JournalStorage {
         }
         report.tornTail = reading.scan?.tornTail
         report.snapshot = try verifySnapshot(
-            directory: directory, header: unreadableHeader(reading) ? nil : reading.header, journalState: reading.state,
+            directory: directory, header: readableHeader, journalState: reading.state,
             journalLength: reading.scan?.length ?? 0, fileSystem: fileSystem, pool: options.ioPool, migrating: reading.migratingFrom != nil
         )
         return report
-    }
-
-    private static func unreadableHeader(_ reading: JournalReading) -> Bool {
-        if case .header(_, let unreadable?) = reading.head { return unreadable.code == .corrupt }
-        return false
     }
 
     /// Checks the snapshot in `directory` against `journalState`, what reading the journal

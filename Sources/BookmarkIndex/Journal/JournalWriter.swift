@@ -65,8 +65,10 @@ struct JournalWriter {
     }
 
     /// After a new journal was renamed into place: closes the old file's handle (its file is
-    /// gone), fsyncs the directory and opens the new file for appending.
-    mutating func reopen(after directory: String, length: Int, nextSequence: Int) throws {
+    /// gone), fsyncs the directory and opens the new file for appending. `compactedLength` is
+    /// the part written whole (the growth threshold is measured from it); `length` may add the
+    /// lines carried after it.
+    mutating func reopen(after directory: String, length: Int, compactedLength: Int, nextSequence: Int) throws {
         if let old = file { try? fileSystem.close(old) }
         file = nil
         do {
@@ -81,6 +83,7 @@ struct JournalWriter {
             throw failure
         }
         self.length = length
+        self.lengthAfterCompaction = compactedLength
         self.nextSequence = nextSequence
     }
 

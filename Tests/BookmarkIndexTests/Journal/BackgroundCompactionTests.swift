@@ -41,17 +41,14 @@ import Testing
         }
         let captured = run.acknowledged
         do {
-            try journal.writer.withLock { writer in
-                try writer.checkWritable()
-                writer.carried = []
-            }
+            try journal.startCarrying()
         } catch { return }
         let pending = try? journal.writeCompactedFile(captured)
         for batch in Self.during { append(batch) }
         if let pending, let installed = try? journal.switchToCompactedFile(pending) {
             SnapshotPolicy.refreshSnapshot(captured, coverage: installed.coverage(schemaVersion: journal.options.migrations.currentVersion), directory: journal.directory, options: journal.options)
         } else {
-            journal.writer.withLock { $0.carried = nil }
+            journal.stopCarrying()
         }
         for batch in Self.after { append(batch) }
     }
