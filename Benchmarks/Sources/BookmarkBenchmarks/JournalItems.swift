@@ -20,14 +20,24 @@ struct JournalItems {
         return options
     }
 
+    /// Where a loop of appends runs.
+    enum Caller {
+        /// On Swift's cooperative pool, as most callers are: each append hands its write to a
+        /// thread of the storage's pool and the loop's task is woken again after it.
+        case cooperativePool
+        /// In a task that prefers the storage's pool as its executor: each append writes on the
+        /// loop's own thread, with no hand-over (``IOThreadPool``'s `TaskExecutor`).
+        case storagePool
+    }
+
     /// Appends every batch to a fresh journal per sample, timing the appends (encode and
     /// `write` per batch). Returns the figure and the directory of the last sample's journal,
     /// which later items reuse.
-    func appendUnsynced() async throws -> (figure: Figure, directory: URL) {
+    func appendUnsynced(from caller: Caller) async throws -> (figure: Figure, directory: URL) {
         var last: URL?
         let figure = try await sampling.measure {
             if let last { scratch.remove(last) }
-            let sample = try await appendSample(.none)
+            let sample = try await appendSample(.none, from: caller)
             last = sample.directory
             return sample.milliseconds
         }
@@ -38,12 +48,15 @@ struct JournalItems {
     /// the journal wrote for each batch (read back from the warm-up's journal, one line per
     /// batch), written by a bare loop of one `write` and one `fsync` per batch into a fresh file
     /// opened the way the journal opens its file. The two alternate, sample by sample, so that
-    /// a change in the disk's speed during the run falls on both alike.
-    func appendDurableWithFloor() async throws -> (ours: Figure, floor: Figure) {
-        var warmUp = try await appendSample(.always)
+    /// a change in the disk's speed during the run falls on both alike. The appends are timed
+    /// from both callers, alternating with each other and the floor in the same way.
+    func appendDurableWithFloor() async throws -> (ours: Figure, fromStoragePool: Figure, floor: Figure) {
+        var warmUp = try await appendSample(.always, from: .storagePool)
+        scratch.remove(warmUp.directory)
+        warmUp = try await appendSample(.always, from: .cooperativePool)
         for _ in 1..<max(sampling.warmUps, 1) {
             scratch.remove(warmUp.directory)
-            warmUp = try await appendSample(.always)
+            warmUp = try await appendSample(.always, from: .cooperativePool)
         }
         let bytes = try Data(contentsOf: warmUp.directory.appendingPathComponent(JournalStorage.journalFileName))
         scratch.remove(warmUp.directory)
@@ -56,21 +69,33 @@ struct JournalItems {
         _ = try floorSample(header: header, lines: lines)
 
         var ours: [Double] = []
+        var fromStoragePool: [Double] = []
         var floor: [Double] = []
         for _ in 0..<sampling.samples {
-            let sample = try await appendSample(.always)
-            scratch.remove(sample.directory)
-            ours.append(sample.milliseconds)
+            for caller in [Caller.cooperativePool, .storagePool] {
+                let sample = try await appendSample(.always, from: caller)
+                scratch.remove(sample.directory)
+                if caller == .cooperativePool { ours.append(sample.milliseconds) } else { fromStoragePool.append(sample.milliseconds) }
+            }
             floor.append(try floorSample(header: header, lines: lines))
         }
-        return (Figure(samples: ours), Figure(samples: floor))
+        return (Figure(samples: ours), Figure(samples: fromStoragePool), Figure(samples: floor))
     }
 
-    private func appendSample(_ durability: JournalStorage.Options.Durability) async throws -> (milliseconds: Double, directory: URL) {
+    private func appendSample(_ durability: JournalStorage.Options.Durability, from caller: Caller) async throws -> (milliseconds: Double, directory: URL) {
         let directory = try scratch.directory("journal-\(durability == .always ? "durable" : "unsynced")")
-        let storage = try await JournalStorage.open(directory: directory, options: Self.options(durability))
+        let options = Self.options(durability)
+        let storage = try await JournalStorage.open(directory: directory, options: options)
+        let batches = dataset.changeBatches
         let elapsed = try await elapsedMilliseconds {
-            for batch in dataset.changeBatches { try await storage.append(batch) }
+            switch caller {
+            case .cooperativePool:
+                for batch in batches { try await storage.append(batch) }
+            case .storagePool:
+                try await withTaskExecutorPreference(options.ioPool) {
+                    for batch in batches { try await storage.append(batch) }
+                }
+            }
         }
         try await storage.close()
         return (elapsed, directory)
@@ -107,7 +132,7 @@ struct JournalItems {
         }
     }
 
-    /// A journal of every batch (durability `.none`), untimed: what ``appendUnsynced()`` leaves,
+    /// A journal of every batch (durability `.none`), untimed: what ``appendUnsynced(from:)`` leaves,
     /// for a run that wants the later items but not that one.
     func writeJournal() async throws -> URL {
         let directory = try scratch.directory("journal-unsynced")

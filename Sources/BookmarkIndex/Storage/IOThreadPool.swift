@@ -36,9 +36,10 @@ public final class IOThreadPool: Sendable {
     /// shows them).
     static let threadNamePrefix = "bookmarks-io-"
 
-    /// Marks the calling thread as one of a pool's, for ``isPoolThread``.
-    static func markCurrentThread() {
-        pthread_setspecific(poolThreadKey, UnsafeRawPointer(bitPattern: 1))
+    /// Marks the calling thread as one of the pool's whose queue is `queue`, for
+    /// ``isPoolThread`` and ``isCurrentThreadInPool``.
+    fileprivate static func markCurrentThread(of queue: AnyObject) {
+        pthread_setspecific(poolThreadKey, Unmanaged.passUnretained(queue).toOpaque())
     }
 
     /// Whether the calling thread is one of an `IOThreadPool`'s (any pool's).
@@ -51,6 +52,11 @@ public final class IOThreadPool: Sendable {
         pthread_key_create(&key, nil)
         return key
     }()
+
+    /// Whether the calling thread is one of this pool's.
+    var isCurrentThreadInPool: Bool {
+        pthread_getspecific(Self.poolThreadKey) == Unmanaged.passUnretained(queue).toOpaque()
+    }
 
     private let queue: JobQueue
 
@@ -65,11 +71,14 @@ public final class IOThreadPool: Sendable {
     }
 
     /// Runs `body` on one of the pool's threads and returns what it returns; the calling task
-    /// suspends meanwhile, holding no thread.
+    /// suspends meanwhile, holding no thread. Called on one of the pool's own threads (from a
+    /// task that prefers the pool as its executor), it runs `body` there and then, ahead of any
+    /// work queued.
     ///
     /// `body` runs to the end once started: cancelling the calling task does not interrupt a
     /// write half-way.
     public func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        if isCurrentThreadInPool { return try body() }
         // The pool thread lets go of `body` before the caller resumes: what it captured (a
         // journal, holding its lock) must not outlive the call on the pool's side.
         let work = HandedOver(body)
@@ -84,6 +93,32 @@ public final class IOThreadPool: Sendable {
         let work = PooledWork(body)
         queue.submit { work.runIfPending() }
         return work
+    }
+}
+
+/// A task can run on the pool: a loop of storage calls then skips the hop each call makes.
+///
+/// Called from the cooperative pool, each ``IOThreadPool/run(_:)`` hands its work to a pool
+/// thread and wakes the waiting task again afterwards: two thread hand-overs, tens of
+/// microseconds, which a sync (a page every 150 ms at most) never feels but a tight loop of
+/// appends does (an import, a migration, a benchmark). A task that prefers the pool's
+/// executor runs on the pool's threads, and there `run` runs its work at once, on the calling
+/// thread, which may block:
+///
+/// ```swift
+/// try await withTaskExecutorPreference(IOThreadPool.shared) {
+///     for batch in batches { try await storage.append(batch) }
+/// }
+/// ```
+///
+/// Such a task waits for a free thread like the storage's own work (behind a compaction, on a
+/// busy pool), and whatever else it does runs on the pool's few threads: keep the preference
+/// to the loop.
+extension IOThreadPool: TaskExecutor {
+    /// Runs `job` on one of the pool's threads, in turn with the pool's other work.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.submit { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 
@@ -176,7 +211,7 @@ private final class JobQueue: Sendable {
                 // Named from the thread itself (on Linux a new thread starts with its creator's
                 // name, and a name must fit in 15 bytes), best effort; marked for certain.
                 Thread.current.name = "\(IOThreadPool.threadNamePrefix)\(number)" // for debuggers
-                IOThreadPool.markCurrentThread()
+                IOThreadPool.markCurrentThread(of: self)
                 work()
             }
             thread.start()

@@ -9,6 +9,8 @@ import Testing
         let pool = IOThreadPool(threads: 2)
         #expect(try await pool.run { IOThreadPool.isPoolThread })
         #expect(!IOThreadPool.isPoolThread, "the test itself runs on the cooperative pool")
+        #expect(try await pool.run { pool.isCurrentThreadInPool })
+        #expect(try await !IOThreadPool(threads: 1).run { pool.isCurrentThreadInPool })
     }
 
     final class Counts: Sendable {
@@ -56,6 +58,35 @@ import Testing
             return try inner.wait() + nested.wait()
         }
         #expect(answer == 42)
+    }
+
+    final class Log: Sendable {
+        private let entries = Mutex<[String]>([])
+        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    @Test func aTaskOnThePoolRunsItsWorkAtOnceAheadOfTheQueue() async throws {
+        let pool = IOThreadPool(threads: 1)
+        let log = Log()
+        try await withTaskExecutorPreference(pool) {
+            #expect(IOThreadPool.isPoolThread, "the task runs on the pool")
+            // The pool's one thread runs this task, so work started now waits in the queue;
+            // handed to the queue too, run's work would come after it.
+            let queued = pool.start { log.append("queued") }
+            try await pool.run { log.append("run") }
+            try queued.wait()
+        }
+        #expect(log.all == ["run", "queued"])
+    }
+
+    @Test func aTaskOnOnePoolStillSendsAnotherPoolsWorkThere() async throws {
+        let mine = IOThreadPool(threads: 1)
+        let other = IOThreadPool(threads: 1)
+        try await withTaskExecutorPreference(mine) {
+            let ranOn = try await other.run { (other: other.isCurrentThreadInPool, mine: mine.isCurrentThreadInPool) }
+            #expect(ranOn.other && !ranOn.mine)
+        }
     }
 
     @Test func anErrorReachesTheCaller() async throws {
