@@ -72,13 +72,14 @@ public final class IOThreadPool: Sendable {
 
     /// Runs `body` on one of the pool's threads and returns what it returns; the calling task
     /// suspends meanwhile, holding no thread. Called on one of the pool's own threads (from a
-    /// task that prefers the pool as its executor), it runs `body` there and then, ahead of any
-    /// work queued.
+    /// task that prefers the pool as its executor) when no other work is waiting, it runs
+    /// `body` there and then; with work waiting, `body` waits its turn behind it, so a loop of
+    /// calls on the pool never keeps a thread from the work queued meanwhile.
     ///
     /// `body` runs to the end once started: cancelling the calling task does not interrupt a
     /// write half-way.
     public func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
-        if isCurrentThreadInPool { return try body() }
+        if isCurrentThreadInPool && !queue.hasWaitingWork { return try body() }
         // The pool thread lets go of `body` before the caller resumes: what it captured (a
         // journal, holding its lock) must not outlive the call on the pool's side.
         let work = HandedOver(body)
@@ -96,24 +97,28 @@ public final class IOThreadPool: Sendable {
     }
 }
 
-/// A task can run on the pool: a loop of storage calls then skips the hop each call makes.
+/// A task can run on the pool: a loop of storage calls then skips the hand-overs each call
+/// makes.
 ///
 /// Called from the cooperative pool, each ``IOThreadPool/run(_:)`` hands its work to a pool
 /// thread and wakes the waiting task again afterwards: two thread hand-overs, tens of
 /// microseconds, which a sync (a page every 150 ms at most) never feels but a tight loop of
-/// appends does (an import, a migration, a benchmark). A task that prefers the pool's
-/// executor runs on the pool's threads, and there `run` runs its work at once, on the calling
-/// thread, which may block:
+/// appends does (an import, a migration, a benchmark). A task that prefers the storage's pool
+/// as its executor runs on the pool's threads, and there `run` runs its work at once, on the
+/// calling thread, which may block (unless other work is waiting for the pool: then it waits
+/// its turn):
 ///
 /// ```swift
-/// try await withTaskExecutorPreference(IOThreadPool.shared) {
+/// try await withTaskExecutorPreference(options.ioPool) {
 ///     for batch in batches { try await storage.append(batch) }
 /// }
 /// ```
 ///
-/// Such a task waits for a free thread like the storage's own work (behind a compaction, on a
-/// busy pool), and whatever else it does runs on the pool's few threads: keep the preference
-/// to the loop.
+/// This pays only for a loop of ``BookmarkStorage`` calls from code that is not isolated to an
+/// actor. Each step onto or off an actor of a task that prefers the pool is a job the pool
+/// runs in turn; so do not call a ``BookmarksIndexStore`` from such a task: its actor would
+/// run on the pool's threads, and queries from other tasks would wait for a free one (behind a
+/// compaction, when every thread is busy). Keep the preference to the loop.
 extension IOThreadPool: TaskExecutor {
     /// Runs `job` on one of the pool's threads, in turn with the pool's other work.
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -199,8 +204,15 @@ private final class JobQueue: Sendable {
         self.threadCount = threadCount
     }
 
+    /// Whether work was submitted that no thread has taken yet.
+    var hasWaitingWork: Bool {
+        state.withLock { $0.head < $0.jobs.count }
+    }
+
     func submit(_ job: @escaping @Sendable () -> Void) {
         let startThread = state.withLock { state -> Int? in
+            // A pool is shut down only once nothing holds it, so nothing can submit to it.
+            precondition(!state.isShutDown, "work submitted to an IOThreadPool after it was shut down")
             state.jobs.append(job)
             guard state.startedThreads < threadCount else { return nil }
             state.startedThreads += 1

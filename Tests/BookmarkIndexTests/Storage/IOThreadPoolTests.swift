@@ -66,18 +66,34 @@ import Testing
         var all: [String] { entries.withLock { $0 } }
     }
 
-    @Test func aTaskOnThePoolRunsItsWorkAtOnceAheadOfTheQueue() async throws {
+    /// Whether the calling code runs inside a task: work run in place does, work handed to a
+    /// pool thread does not.
+    static let inATask: @Sendable () -> Bool = { withUnsafeCurrentTask { $0 != nil } }
+
+    @Test func aTaskOnThePoolRunsItsWorkInPlace() async throws {
+        let pool = IOThreadPool(threads: 2)
+        try await withTaskExecutorPreference(pool) { () async throws in
+            #expect(IOThreadPool.isPoolThread, "the task runs on the pool")
+            #expect(try await pool.run(Self.inATask))
+        }
+        #expect(try await !pool.run(Self.inATask), "from the cooperative pool the work is handed over")
+    }
+
+    @Test func aTaskOnThePoolWaitsItsTurnBehindWorkQueuedBeforeIt() async throws {
         let pool = IOThreadPool(threads: 1)
         let log = Log()
         try await withTaskExecutorPreference(pool) {
-            #expect(IOThreadPool.isPoolThread, "the task runs on the pool")
-            // The pool's one thread runs this task, so work started now waits in the queue;
-            // handed to the queue too, run's work would come after it.
+            // The pool's one thread runs this task, so work started now waits in the queue:
+            // the run goes behind it instead of ahead.
             let queued = pool.start { log.append("queued") }
-            try await pool.run { log.append("run") }
+            let inPlace = try await pool.run {
+                log.append("run")
+                return Self.inATask()
+            }
+            #expect(!inPlace)
             try queued.wait()
         }
-        #expect(log.all == ["run", "queued"])
+        #expect(log.all == ["queued", "run"])
     }
 
     @Test func aTaskOnOnePoolStillSendsAnotherPoolsWorkThere() async throws {

@@ -4,9 +4,7 @@ import Foundation
 import Testing
 
 /// What must not wait: writes and queries while `health()` reads the journal, writes while
-/// `compact()` waits for a running compaction, queries while a write from a task on the
-/// storage's pool (which blocks in place) is in its fsync, and the end of a dropped store's
-/// event streams.
+/// `compact()` waits for a running compaction, and the end of a dropped store's event streams.
 /// A regression here hangs instead of failing, so each test has a time limit.
 @Suite(.timeLimit(.minutes(1))) struct StoreNeverWaitsTests {
     @Test func writesAndQueriesGoOnWhileHealthReads() async throws {
@@ -52,30 +50,6 @@ import Testing
         try await compact.value
         let report = try #require(try await store.health().journal)
         #expect(report.batches == (written * 30 + 999) / 1_000 + 1, "compact() compacted again after the running one: the private batch is in a compacted line")
-        try await store.close()
-    }
-
-    @Test func queriesGoOnWhileAWriteFromATaskOnThePoolIsInItsFsync() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let gate = SynchronizeGate()
-        let options = storeOptions(gate.fileSystem)
-        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options)
-        try await store.apply(generatedBatch(first: 1, count: 10))
-        gate.holdNextSynchronize(ofFileEndingWith: JournalStorage.journalFileName)
-        let write = Task {
-            try await withTaskExecutorPreference(options.ioPool) {
-                try await store.apply(generatedBatch(first: 100, count: 30))
-            }
-        }
-        var held = gate.held.makeAsyncIterator()
-        _ = await held.next()
-        // The write's task blocks in the fsync on a pool thread; the store's actor is free.
-        #expect(await store.count(in: .public) == 10)
-        #expect(await !store.contains(BookmarkKey(illustID: 100, restrict: .public)))
-        gate.letGo()
-        try await write.value
-        #expect(await store.count(in: .public) == 40)
         try await store.close()
     }
 
