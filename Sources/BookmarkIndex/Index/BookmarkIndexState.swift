@@ -86,6 +86,18 @@ public struct BookmarkIndexState: Sendable {
 }
 
 extension BookmarkIndexState {
+    /// The rows of `restrict`'s list, visible or vanished, newest first (each becomes a bookmark
+    /// by ``materialize(_:in:)``). O(n).
+    func rowsNewestFirst(in restrict: Restrict) -> [ListIndex.Row] {
+        var rows: [ListIndex.Row] = []
+        rows.reserveCapacity(count(in: restrict))
+        lists[restrict.listIndex].forEachNewestFirst { row, _ in
+            rows.append(row)
+            return true
+        }
+        return rows
+    }
+
     /// The row of `restrict`'s list as a caller sees it.
     func materialize(_ row: ListIndex.Row, in restrict: Restrict) -> IndexedBookmark {
         lists[restrict.listIndex].bookmark(row, restrict: restrict, tags: tags.refs)

@@ -51,20 +51,24 @@ extension JournalStorage {
         }
     }
 
-    /// The work ``beginCompaction(to:)`` hands back.
+    /// The work ``beginCompaction(to:)`` hands back: all of it on one thread of the pool, so
+    /// that the snapshot's encoding reuses the memory the journal's encoding freed (on another
+    /// thread it would come from another malloc arena, fresh from the kernel).
     func compact(to state: BookmarkIndexState) async throws {
-        let pending = try await options.ioPool.run {
-            do {
-                return try self.writeCompactedFile(state)
-            } catch {
-                self.stopCarrying()
-                throw error
-            }
+        try await options.ioPool.run { try self.compactNow(to: state) }
+    }
+
+    /// ``compact(to:)`` on the calling thread, which blocks.
+    func compactNow(to state: BookmarkIndexState) throws {
+        let pending: PendingJournal
+        do {
+            pending = try writeCompactedFile(state)
+        } catch {
+            stopCarrying()
+            throw error
         }
-        let installed = try await options.ioPool.run { try self.switchToCompactedFile(pending) }
-        try await options.ioPool.run {
-            SnapshotPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: self.options.migrations.currentVersion), directory: self.directory, options: self.options)
-        }
+        let installed = try switchToCompactedFile(pending)
+        SnapshotPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
     }
 
     /// Writes `state` as a complete journal to the temporary file and fsyncs it, leaving it open
@@ -72,7 +76,7 @@ extension JournalStorage {
     func writeCompactedFile(_ state: BookmarkIndexState) throws -> PendingJournal {
         let encoded = WholeFileWriter.encodeJournal(state, compacted: options.now(), options: options)
         do {
-            let file = try WholeFileWriter.writeTemporary(encoded.bytes, directory: directory, fileSystem: fileSystem)
+            let file = try WholeFileWriter.writeTemporary(encoded.lines, directory: directory, fileSystem: fileSystem)
             return PendingJournal(file: file, installed: encoded.installed)
         } catch {
             throw compactionFailure(error)

@@ -46,47 +46,60 @@ enum WholeFileWriter {
         return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
     }
 
-    /// `state` as the bytes of a complete journal, and what they hold.
-    static func encodeJournal(_ state: BookmarkIndexState, compacted: Date?, options: Options) -> (bytes: [UInt8], installed: Installed) {
+    /// A complete journal as bytes: its lines, in order (the header first), and what they hold.
+    struct Encoded {
+        var lines: [[UInt8]]
+        var installed: Installed
+    }
+
+    /// `state` as a complete journal. The lines of bookmarks (a thousand each) are encoded on
+    /// the calling thread and on the pool's free threads (see ``IOThreadPool/map(_:_:)``).
+    /// Blocks.
+    static func encodeJournal(_ state: BookmarkIndexState, compacted: Date?, options: Options) -> Encoded {
         let id = UInt64.random(in: .min ... .max)
-        var writer = JSONWriter(capacity: 1 << 16)
+        var header = JSONWriter(capacity: 256)
         JournalCodec.appendHeader(
             .init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted, id: id),
-            to: &writer
+            to: &header
         )
-        var sequence = 0
-        var lastLineOffset = 0
-        for restrict in Restrict.allCases {
-            let rows = state.allBookmarks(in: restrict)
-            let perLine = JournalStorage.rowsPerCompactedLine
-            for start in stride(from: 0, to: rows.count, by: perLine) {
-                sequence += 1
-                lastLineOffset = writer.bytes.count
-                let slice = rows[start..<min(start + perLine, rows.count)]
-                JournalCodec.appendBatch(sequence: sequence, slice.map(BookmarkChange.upsert), to: &writer)
+        let perLine = JournalStorage.rowsPerCompactedLine
+        let rowLines = Restrict.allCases.flatMap { restrict in
+            let rows = state.rowsNewestFirst(in: restrict)
+            return stride(from: 0, to: rows.count, by: perLine).map { start in
+                (restrict, rows[start..<min(start + perLine, rows.count)])
             }
+        }
+        var lines = [header.bytes]
+        lines += options.ioPool.map(rowLines.count) { index in
+            let (restrict, rows) = rowLines[index]
+            var line = JSONWriter(capacity: 768 * rows.count)
+            JournalCodec.appendBatch(sequence: index + 1, rows.map { .upsert(state.materialize($0, in: restrict)) }, to: &line)
+            return line.bytes
         }
         let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
             let metadata = state.metadata(for: restrict)
             return metadata == BookmarkIndexMetadata() ? nil : .setMetadata(metadata, for: restrict)
         }
         if !metadata.isEmpty {
-            sequence += 1
-            lastLineOffset = writer.bytes.count
-            JournalCodec.appendBatch(sequence: sequence, metadata, to: &writer)
+            var line = JSONWriter(capacity: 512)
+            JournalCodec.appendBatch(sequence: lines.count, metadata, to: &line)
+            lines.append(line.bytes)
         }
-        let installed = Installed(length: writer.bytes.count, nextSequence: sequence + 1, id: id, lastLineOffset: lastLineOffset)
-        return (writer.bytes, installed)
+        let length = lines.reduce(0) { $0 + $1.count }
+        let installed = Installed(length: length, nextSequence: lines.count, id: id, lastLineOffset: length - lines[lines.count - 1].count)
+        return Encoded(lines: lines, installed: installed)
     }
 
-    /// Writes `bytes` to the temporary file beside the journal and fsyncs it, leaving it open
+    /// Writes `lines` to the temporary file beside the journal and fsyncs it, leaving it open
     /// for more lines. When this throws, the temporary file is gone and the journal untouched.
-    static func writeTemporary(_ bytes: [UInt8], directory: String, fileSystem: any JournalFileSystem) throws -> JournalFileHandle {
+    static func writeTemporary(_ lines: [[UInt8]], directory: String, fileSystem: any JournalFileSystem) throws -> JournalFileHandle {
         let temporaryPath = directory + "/" + temporaryFileName
         do {
             let file = try fileSystem.openForAppending(atPath: temporaryPath, truncating: true)
             do {
-                try bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+                for line in lines {
+                    try line.withUnsafeBytes { try fileSystem.write($0, to: file) }
+                }
                 try fileSystem.synchronize(file)
             } catch {
                 try? fileSystem.close(file)
@@ -128,7 +141,7 @@ enum WholeFileWriter {
         keepingOldAs aside: String? = nil
     ) throws -> Installed {
         let encoded = encodeJournal(state, compacted: compacted, options: options)
-        let file = try writeTemporary(encoded.bytes, directory: directory, fileSystem: options.fileSystem)
+        let file = try writeTemporary(encoded.lines, directory: directory, fileSystem: options.fileSystem)
         try install(file, directory: directory, fileSystem: options.fileSystem, keepingOldAs: aside)
         return encoded.installed
     }

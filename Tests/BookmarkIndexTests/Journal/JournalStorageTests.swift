@@ -213,6 +213,35 @@ struct JournalStorageTests {
         #expect(report.isHealthy)
     }
 
+    @Test func compactionWritesLinesOfAThousandInOrderWhateverThePoolsSize() async throws {
+        var state = BookmarkIndexState()
+        state.apply(generatedBatch(first: 1, count: 2_500, order: 10_000))
+        state.apply(generatedBatch(first: 5_000, count: 1_200, restrict: .private, order: 10_000))
+        state.apply([.setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSince1970: 1_700_000_000)), for: .public)])
+        var bodies: [[UInt8]] = []
+        for threads in [1, 3] {
+            let directory = TemporaryDirectory()
+            defer { directory.remove() }
+            var options = journalOptions(durability: .none)
+            options.ioPool = IOThreadPool(threads: threads)
+            let journal = try await JournalStorage.open(directory: directory.url, options: options)
+            try await journal.beginCompaction(to: state)()
+            try await journal.close()
+            let bytes = directory.journalBytes()
+            let starts = lineStarts(bytes)
+            // The header, three lines of the public list, two of the private one, the metadata.
+            #expect(starts.count == 7)
+            bodies.append(Array(bytes[starts[1]...]))
+            let reopened = try await JournalStorage.open(directory: directory.url, options: options)
+            #expect(StateDump(try await reopened.load()) == StateDump(state))
+            let report = try await reopened.journalReport()
+            #expect(report.batches == 6 && report.isHealthy)
+            try await reopened.close()
+        }
+        // Only the header (the journal's random ID) differs.
+        #expect(bodies[0] == bodies[1])
+    }
+
     @Test func automaticCompactionFollowsTheThreshold() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -1,0 +1,86 @@
+@testable import BookmarkIndex
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// `IOThreadPool.map`: one blocking job split into pieces over the pool's free threads.
+@Suite struct PooledMapTests {
+    final class Calls: Sendable {
+        private let counts = Mutex<[Int: Int]>([:])
+        func record(_ index: Int) { counts.withLock { $0[index, default: 0] += 1 } }
+        var all: [Int: Int] { counts.withLock { $0 } }
+    }
+
+    @Test(arguments: [1, 2, 4])
+    func everyPieceIsComputedOnceAndReturnedInOrder(threads: Int) async throws {
+        let pool = IOThreadPool(threads: threads)
+        for count in [0, 1, 7, 100] {
+            let calls = Calls()
+            let squares = try await pool.run {
+                pool.map(count) { index in
+                    calls.record(index)
+                    return index * index
+                }
+            }
+            #expect(squares == (0..<count).map { $0 * $0 })
+            #expect(calls.all == Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, 1) }))
+        }
+    }
+
+    /// A gate a pool thread waits at; a failed test opens it after ten seconds rather than hang.
+    final class Gate: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let isOpen = Mutex(false)
+        func open() {
+            isOpen.withLock { $0 = true }
+            semaphore.signal()
+        }
+        /// Blocks: for a pool thread.
+        func pass() -> Bool { semaphore.wait(timeout: .now() + 10) == .success }
+        /// For the test's task, which must not block its thread.
+        func opened() async {
+            while !isOpen.withLock({ $0 }) { await Task.yield() }
+        }
+    }
+
+    @Test func onAPoolWhoseOtherThreadsAreBusyTheCallerComputesEveryPiece() async throws {
+        let pool = IOThreadPool(threads: 2)
+        let busy = Gate(), started = Gate()
+        pool.submit { started.open(); _ = busy.pass() }
+        await started.opened()
+        let threads = try await pool.run { () -> (caller: pthread_t, pieces: [pthread_t]) in
+            (pthread_self(), pool.map(5) { _ in pthread_self() })
+        }
+        busy.open()
+        #expect(threads.pieces.allSatisfy { pthread_equal($0, threads.caller) != 0 })
+    }
+
+    @Test func aHelpingThreadGoesBehindWorkQueuedMeanwhileAfterEachPiece() async throws {
+        let pool = IOThreadPool(threads: 2)
+        let busy = Gate(), started = Gate(), queuedRan = Gate()
+        let done = Mutex<[Int]>([])
+        // The pool's other thread is busy, so the caller takes piece 0; there it queues work and
+        // frees that thread, whose helping then computes piece 1 and must let the queued work
+        // run before it takes piece 2 (which the caller, held in piece 0 until then, leaves).
+        pool.submit { started.open(); _ = busy.pass() }
+        await started.opened()
+        let seenByQueued = Mutex<[Int]?>(nil)
+        try await pool.run {
+            _ = pool.map(3) { index in
+                if index == 0 {
+                    pool.submit {
+                        seenByQueued.withLock { $0 = done.withLock { $0 } }
+                        queuedRan.open()
+                    }
+                    busy.open()
+                    _ = queuedRan.pass()
+                }
+                done.withLock { $0.append(index) }
+                return index
+            }
+        }
+        #expect(seenByQueued.withLock { $0 } == [1], "the work queued during piece 0 ran after one piece of helping, not all")
+        #expect(Set(done.withLock { $0 }) == [0, 1, 2])
+    }
+}
