@@ -114,6 +114,9 @@ import Testing
             (#"{"id": 8, "visible": false, "user": {"id": 0}, "image_urls": {"large": "https://s.pximg.net/common/images/limit_unknown_s.png"}}"#, .deleted),
             // A limit_ kind this client does not know is unknown, even without an artist.
             (#"{"id": 8, "visible": false, "user": {"id": 0}, "image_urls": {"square_medium": "https://s.pximg.net/common/images/limit_brand_new_360.png"}}"#, .unknown),
+            // A slash in the query is not the file name's; a kind is a whole word.
+            (#"{"id": 8, "user": {"id": 5}, "image_urls": {"medium": "https://s.pximg.net/common/images/limit_unviewable_360.png?from=/img/8_p0.jpg#top"}}"#, .unviewable),
+            (#"{"id": 8, "user": {"id": 5}, "image_urls": {"medium": "https://s.pximg.net/common/images/limit_mypixivplus_360.png"}}"#, .unknown),
             // "limit_" elsewhere than in the file name is no placeholder.
             (#"{"id": 8, "user": {"id": 5}, "image_urls": {"square_medium": "https://i.pximg.net/limit_unknown/8_p0_square1200.jpg"}}"#, nil),
         ]

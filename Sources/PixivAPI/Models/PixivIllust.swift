@@ -201,13 +201,18 @@ extension PixivIllust.InvisibleReason {
     /// `user.id`: with `limit_unknown` it tells ``deleted`` (0) from ``unknown``. A `limit_` kind
     /// not known here is ``unknown``.
     package init?(placeholderURL url: String, userID: Int) {
-        let path = url.prefix { $0 != "?" && $0 != "#" }
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        let name = path[path.index(after: slash)...]
-        guard name.hasPrefix("limit_") else { return nil }
-        let kind = name.dropFirst("limit_".count)
+        // On the UTF-8 bytes, not Characters: this runs for every image URL of every work a page
+        // holds, and the URLs are ASCII.
+        let bytes = url.utf8
+        let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let name = bytes[bytes.index(after: slash)..<pathEnd]
+        guard name.starts(with: "limit_".utf8) else { return nil }
+        let kind = name.dropFirst("limit_".utf8.count)
         func names(_ word: String) -> Bool {
-            kind == word || kind.hasPrefix(word + "_") || kind.hasPrefix(word + ".")
+            guard kind.starts(with: word.utf8) else { return false }
+            let next = kind.dropFirst(word.utf8.count).first
+            return next == nil || next == UInt8(ascii: "_") || next == UInt8(ascii: ".")
         }
         if names("mypixiv") {
             self = .myPixivOnly
