@@ -75,13 +75,7 @@ public struct BookmarkIndexState: Sendable {
 
     /// Every bookmark of `restrict`'s list, visible or vanished, newest first. O(n).
     public func allBookmarks(in restrict: Restrict) -> [IndexedBookmark] {
-        var result: [IndexedBookmark] = []
-        result.reserveCapacity(count(in: restrict))
-        lists[restrict.listIndex].forEachNewestFirst { row, _ in
-            result.append(materialize(row, in: restrict))
-            return true
-        }
-        return result
+        rowsNewestFirst(in: restrict).map { materialize($0, in: restrict) }
     }
 }
 

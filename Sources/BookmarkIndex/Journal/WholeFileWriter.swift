@@ -72,6 +72,8 @@ enum WholeFileWriter {
         var lines = [header.bytes]
         lines += options.ioPool.map(rowLines.count) { index in
             let (restrict, rows) = rowLines[index]
+            // Room for a bookmark of about 550 bytes (the benchmark's) and then some, so that a
+            // line rarely grows.
             var line = JSONWriter(capacity: 768 * rows.count)
             JournalCodec.appendBatch(sequence: index + 1, rows.map { .upsert(state.materialize($0, in: restrict)) }, to: &line)
             return line.bytes
