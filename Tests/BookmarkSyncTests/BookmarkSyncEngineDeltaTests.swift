@@ -12,9 +12,7 @@ extension BookmarkSyncEngineTests {
     /// interrupted one wrote for known ground.
     @Test func aDeltaInterruptedAfterItsFirstPageIsCompletedByTheNextDelta() async throws {
         let h = try await Harness()
-        h.source.add(illusts(1, count: 50), to: .public)
-        await h.engine.startAutoSync(for: .public)
-        await h.run()
+        await h.syncInFull(publicCount: 50)
         h.source.add(illusts(1_000, count: 65), to: .public)
         await h.clock.advance(by: 120)
 
@@ -42,9 +40,7 @@ extension BookmarkSyncEngineTests {
     /// the works bookmarked on the web before it, which no sync has fetched yet.
     @Test func anInAppBookmarkDoesNotEndADeltaEarly() async throws {
         let h = try await Harness()
-        h.source.add(illusts(1, count: 50), to: .public)
-        await h.engine.startAutoSync(for: .public)
-        await h.run()
+        await h.syncInFull(publicCount: 50)
         h.source.add(illusts(1_000, count: 40), to: .public)
         let inApp = illust(9_000)
         h.source.add([inApp], to: .public)
@@ -63,9 +59,7 @@ extension BookmarkSyncEngineTests {
     @Test(arguments: [0, 2])
     func aWorkBookmarkedAgainOnTheWebMovesToTheTop(newWorks: Int) async throws {
         let h = try await Harness()
-        h.source.add(illusts(1, count: 50), to: .public)
-        await h.engine.startAutoSync(for: .public)
-        await h.run()
+        await h.syncInFull(publicCount: 50)
         h.source.add([illust(7)], to: .public)  // again: now the newest
         h.source.add(illusts(1_000, count: newWorks), to: .public)
         await h.clock.advance(by: 120)

@@ -334,9 +334,7 @@ import Testing
 
     @Test func sixtyFiveNewBookmarksCostExactlyThreeRequests() async throws {
         let h = try await Harness()
-        h.source.add(illusts(1, count: 50), to: .public)
-        await h.engine.startAutoSync(for: .public)
-        await h.run()
+        await h.syncInFull(publicCount: 50)
         h.source.add(illusts(1_000, count: 65), to: .public)
         await h.clock.advance(by: 120)
         h.source.clearLog()

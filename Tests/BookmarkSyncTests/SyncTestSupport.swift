@@ -42,6 +42,14 @@ struct Harness {
         #expect(finished, "the engine never became idle", sourceLocation: sourceLocation)
     }
 
+    /// Bookmarks works 1 to `count` on the public list and syncs it in full: where a test of
+    /// the deltas that follow starts.
+    func syncInFull(publicCount count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        source.add(illusts(1, count: count), to: .public)
+        await engine.startAutoSync(for: .public)
+        await run(sourceLocation: sourceLocation)
+    }
+
     /// The IDs of `restrict`'s list in the index, in server order.
     func indexedIDs(_ restrict: Restrict) async -> [Int] {
         await store.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all)).map(\.illust.id)
