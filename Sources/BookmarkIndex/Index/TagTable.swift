@@ -22,17 +22,13 @@ struct TagTable: Sendable {
     /// The name of each pair, by ``TagRefID``.
     private(set) var nameOfRef: [TagID] = []
     private var idByName: [UTF8Key: TagID] = [:]
-    private var refByPair: [PairKey: TagRefID] = [:]
+    /// Every pair's position in ``refs``, by a hash of its bytes.
+    private var refByPair = HashIndex()
     private var translationPool: [UTF8Key: String] = [:]
     /// A lowercased name → the tags that have it.
     private var idsByFoldedName: [String: [TagID]] = [:]
     /// A lowercased translation → the pairs that have it.
     private var refsByFoldedTranslation: [String: [TagRefID]] = [:]
-
-    private struct PairKey: Hashable {
-        var name: UTF8Key
-        var translation: UTF8Key?
-    }
 
     var count: Int { names.count }
 
@@ -52,32 +48,51 @@ struct TagTable: Sendable {
 
     /// Interns `tag`. Amortized O(1): one hash of its bytes when the pair is known.
     mutating func intern(_ tag: TagRef) -> TagRefID {
-        let key = PairKey(name: UTF8Key(tag.name), translation: tag.translatedName.map(UTF8Key.init))
-        if let ref = refByPair[key] { return ref }
+        let hash = Self.hash(tag)
+        if let known = refByPair.find(hash, where: { Self.sameBytes(refs[$0], tag) }) { return TagRefID(known) }
 
+        let name = UTF8Key(tag.name)
         let nameID: TagID
-        if let existing = idByName[key.name] {
+        if let existing = idByName[name] {
             nameID = existing
         } else {
             nameID = TagID(names.count)
-            names.append(tag.name)
+            names.append(name.string)
             refsOfName.append([])
-            idByName[key.name] = nameID
+            idByName[name] = nameID
             idsByFoldedName[tag.name.lowercased(), default: []].append(nameID)
         }
-        let translation = key.translation.map { translation in
+        let translation = tag.translatedName.map { translatedName in
             // Share the string with earlier pairs that have the same translation.
+            let translation = UTF8Key(translatedName)
             if let pooled = translationPool[translation] { return pooled }
             translationPool[translation] = translation.string
             return translation.string
         }
-        let ref = TagRefID(refs.count)
+        let ref = TagRefID(refByPair.insert(hash))
         refs.append(TagRef(name: names[Int(nameID)], translatedName: translation))
         nameOfRef.append(nameID)
         refsOfName[Int(nameID)].append(ref)
         if let translation { refsByFoldedTranslation[translation.lowercased(), default: []].append(ref) }
-        refByPair[key] = ref
         return ref
+    }
+
+    /// A hash of the pair's bytes: its name's, then its translation's, if any.
+    private static func hash(_ tag: TagRef) -> UInt64 {
+        let name = tag.name.withUTF8Bytes { XXH64.hash($0) }
+        guard let translation = tag.translatedName else { return name }
+        return translation.withUTF8Bytes { XXH64.hash($0, seed: name &+ 1) }
+    }
+
+    /// Whether the two pairs have the same bytes (not merely equal strings: `String`'s `==`
+    /// would also equate different normalizations of the same text, which Pixiv keeps apart).
+    private static func sameBytes(_ a: TagRef, _ b: TagRef) -> Bool {
+        guard a.name.withUTF8Bytes({ a in b.name.withUTF8Bytes { bytesEqual(a, $0) } }) else { return false }
+        switch (a.translatedName, b.translatedName) {
+        case (nil, nil): return true
+        case let (a?, b?): return a.withUTF8Bytes { a in b.withUTF8Bytes { bytesEqual(a, $0) } }
+        default: return false
+        }
     }
 
 }

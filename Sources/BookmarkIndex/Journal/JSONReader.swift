@@ -15,13 +15,14 @@ struct JSONReadError: Error, Sendable {
 struct JSONReader {
     let bytes: UnsafeRawBufferPointer
     private(set) var position: Int
-    /// Where ``readCachedString()`` finds strings it has made before.
-    let strings: StringCache?
+    /// Where ``readCachedString()`` (and a reader of values that repeat, such as tags) finds
+    /// what it has made before.
+    private(set) var cache: DecodingCache?
 
-    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, strings: StringCache? = nil) {
+    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, cache: DecodingCache? = nil) {
         self.bytes = bytes
         self.position = position
-        self.strings = strings
+        self.cache = cache
     }
 
     // MARK: Structure
@@ -135,6 +136,27 @@ struct JSONReader {
         return nil
     }
 
+    /// The bytes of the value at the reader when it is an array of strings without escapes,
+    /// written without whitespace (as the journal writes a tag), for a cache to key on; `nil`
+    /// for any other value. Consumes nothing.
+    private mutating func compactStringArray() -> UnsafeRawBufferPointer? {
+        guard peek() == UInt8(ascii: "[") else { return nil }
+        var index = position + 1
+        while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+                if bytes[index] == UInt8(ascii: "\\") || bytes[index] < 0x20 { return nil }
+                index += 1
+            }
+            index += 1
+            guard index < bytes.count else { return nil }
+            if bytes[index] == UInt8(ascii: "]") { return UnsafeRawBufferPointer(rebasing: bytes[position...index]) }
+            guard bytes[index] == UInt8(ascii: ",") else { return nil }
+            index += 1
+        }
+        return nil
+    }
+
     mutating func readString() throws -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string\(found)") }
         let start = position + 1
@@ -147,11 +169,27 @@ struct JSONReader {
     /// Reads a string that is likely to repeat (a tag, an artist's name): a string seen before
     /// comes from the cache, without a new allocation or a second validation.
     mutating func readCachedString() throws -> String {
-        guard let strings, peek() == UInt8(ascii: "\"") else { return try readString() }
+        guard cache != nil, peek() == UInt8(ascii: "\"") else { return try readString() }
         let start = position + 1
         guard let end = scanPlainString() else { return try readEscapedString() }
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
-        return try strings.string(for: utf8) { try makeString(utf8, at: start) }
+        if let known = cache?.string(for: utf8) { return known }
+        let string = try makeString(utf8, at: start)
+        cache?.remember(string, for: utf8)
+        return string
+    }
+
+    /// Reads a tag, which is likely to repeat: one written in the same bytes before
+    /// comes from the cache; any other is read by `read` and remembered.
+    mutating func readCachedTag(_ read: (inout JSONReader) throws -> TagRef) throws -> TagRef {
+        guard cache != nil, let json = compactStringArray() else { return try read(&self) }
+        if let known = cache?.tag(for: json) {
+            position += json.count
+            return known
+        }
+        let tag = try read(&self)
+        cache?.remember(tag, for: json)
+        return tag
     }
 
     private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws -> String {

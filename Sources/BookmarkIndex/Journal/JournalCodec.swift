@@ -146,8 +146,18 @@ enum JournalCodec {
     }
 
     /// Decodes a line whose checksum was checked (or that has none, as migrated lines).
-    static func decodeVerifiedLine(_ line: UnsafeRawBufferPointer, strings: StringCache? = nil) throws -> Line {
-        var reader = JSONReader(line, strings: strings)
+    static func decodeVerifiedLine(_ line: UnsafeRawBufferPointer) throws -> Line {
+        var cache: DecodingCache?
+        return try decodeVerifiedLine(line, cache: &cache)
+    }
+
+    /// Decodes a line whose checksum was checked, with (and into) the strings and tags
+    /// `cache` remembers from the lines before it.
+    static func decodeVerifiedLine(_ line: UnsafeRawBufferPointer, cache: inout DecodingCache?) throws -> Line {
+        var reader = JSONReader(line, cache: cache)
+        // The reader holds the only copy while it reads, so that remembering never copies it.
+        cache = nil
+        defer { cache = reader.cache }
         let line: Line
         if try isHeader(reader) {
             line = .header(try JournalRecords.Header.decode(&reader))

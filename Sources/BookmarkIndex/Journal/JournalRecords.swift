@@ -184,7 +184,13 @@ struct JournalTagCoding: JournalValueCoding {
         writer.byte(UInt8(ascii: "]"))
     }
 
+    /// A tag seen before in the same block comes from the reader's cache, its bytes compared
+    /// instead of read again.
     func read(_ reader: inout JSONReader) throws -> TagRef {
+        try reader.readCachedTag(readArray)
+    }
+
+    private func readArray(_ reader: inout JSONReader) throws -> TagRef {
         let start = reader.position
         var name: String?, translation: String?, count = 0
         try reader.readArray { reader in

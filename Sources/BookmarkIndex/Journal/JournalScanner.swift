@@ -198,7 +198,7 @@ struct JournalScanner {
     /// Decodes the complete lines of a block (`base` is the block's offset in the file).
     fileprivate static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> [DecodedLine] {
         var lines: [DecodedLine] = []
-        let strings = StringCache()
+        var cache: DecodingCache? = DecodingCache()
         var start = 0
         while start < bytes.count, let newline = firstIndex(of: 0x0A, in: bytes, from: start) {
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
@@ -208,7 +208,7 @@ struct JournalScanner {
                 if let decodeBatch, base + start > 0 {
                     outcome = .batch(sequence: try sequenceNumber(line), changes: try decodeBatch(line))
                 } else {
-                    switch try JournalCodec.decodeVerifiedLine(line, strings: strings) {
+                    switch try JournalCodec.decodeVerifiedLine(line, cache: &cache) {
                     case .header(let header): outcome = .header(header)
                     case .batch(let sequence, let changes): outcome = .batch(sequence: sequence, changes: changes)
                     }

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Finds the position of a value in the caller's own array by a 64-bit hash the caller
+/// computes and a comparison the caller makes.
+///
+/// For the lookups an open makes once for every tag of every bookmark (a tag's bytes in the
+/// journal, a tag's name and translation in the tag table): `Dictionary` would hash each key
+/// with SipHash, hash the `Int` it gets again, and copy the key in and out; this table does
+/// one pass of ``XXH64`` over the bytes and compares them in place. The values are the
+/// caller's, at positions `0..<count` in the order they were inserted.
+///
+/// Open addressing with linear probing, at most half full. Each slot holds a position and the
+/// top 32 bits of its hash, so a probe calls the comparison only when those agree.
+struct HashIndex: Sendable {
+    /// 0 when empty, else the hash's top 32 bits above `position + 1`.
+    private var slots: [UInt64] = Array(repeating: 0, count: 16)
+    /// The full hash of each position: what growing rehashes.
+    private var hashes: [UInt64] = []
+
+    /// The positions inserted: `0..<count`.
+    var count: Int { hashes.count }
+
+    /// The position inserted with `hash` for which `matches` is true, if any.
+    func find(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
+        let mask = slots.count - 1
+        var index = Int(truncatingIfNeeded: hash) & mask
+        let tag = hash >> 32
+        while true {
+            let slot = slots[index]
+            if slot == 0 { return nil }
+            if slot >> 32 == tag {
+                let position = Int(truncatingIfNeeded: slot & 0xFFFF_FFFF) - 1
+                if matches(position) { return position }
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// Inserts the next position, ``count``, under `hash`, and returns it. The caller has
+    /// checked with ``find(_:where:)`` that no equal value is there.
+    @discardableResult
+    mutating func insert(_ hash: UInt64) -> Int {
+        let position = hashes.count
+        precondition(position < Int(UInt32.max), "a HashIndex holds fewer than 2^32 - 1 positions")
+        hashes.append(hash)
+        if hashes.count * 2 > slots.count {
+            slots = Array(repeating: 0, count: slots.count * 2)
+            for (position, hash) in hashes.enumerated() { place(position, hash) }
+        } else {
+            place(position, hash)
+        }
+        return position
+    }
+
+    private mutating func place(_ position: Int, _ hash: UInt64) {
+        let mask = slots.count - 1
+        var index = Int(truncatingIfNeeded: hash) & mask
+        while slots[index] != 0 { index = (index + 1) & mask }
+        slots[index] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
+    /// stored as UTF-8 (as every string this package makes is).
+    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        var copy = self
+        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Whether two byte buffers hold the same bytes.
+func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+}
