@@ -22,6 +22,7 @@ let usage = """
       --write-journal <dir>          write a compacted journal of --n bookmarks into <dir>, then exit
       \(MemoryProbe.flag) <dir>   open the store in <dir>, print its memory figures, then exit
       --time-open <dir>              open the store in <dir> (and ask for its top 50 tags) 7 times, print each time in ms
+      --whole                        with --time-open: delete the snapshot first and write none, so each open reads the journal whole
     """
 
 struct Arguments {
@@ -33,6 +34,7 @@ struct Arguments {
     var memoryProbeDirectory: String?
     var journalDirectory: String?
     var timeOpenDirectory: String?
+    var timeOpenWhole = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -63,6 +65,7 @@ struct Arguments {
             case MemoryProbe.flag: memoryProbeDirectory = try value(of: argument)
             case "--write-journal": journalDirectory = try value(of: argument)
             case "--time-open": timeOpenDirectory = try value(of: argument)
+            case "--whole": timeOpenWhole = true
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -105,10 +108,15 @@ do {
     }
     if let directory = arguments.timeOpenDirectory {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
+        var options = JournalItems.options(.always)
+        if arguments.timeOpenWhole {
+            options.snapshotMinimumBytes = .max
+            try? FileManager.default.removeItem(at: url.appendingPathComponent(JournalStorage.snapshotFileName))
+        }
         for _ in 0..<7 {
             var store: BookmarksIndexStore?
             let elapsed = try await elapsedMilliseconds {
-                store = try await BookmarksIndexStore.open(directory: url, options: JournalItems.options(.always))
+                store = try await BookmarksIndexStore.open(directory: url, options: options)
                 _ = await store?.tagHistogram(in: .public, limit: 50)
             }
             print(String(format: "%.2f ms", elapsed))
