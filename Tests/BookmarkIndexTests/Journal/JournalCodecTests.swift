@@ -57,6 +57,38 @@ struct JournalCodecTests {
         }
     }
 
+    /// The reader finds a string's end, an escape or a raw control character at every
+    /// position, in strings of every length up to 20 characters.
+    @Test(arguments: ["a", "é", "夏"])
+    func theReaderFindsEveryStringEndEscapeAndControlCharacter(filler: String) throws {
+        func read(_ json: [UInt8]) throws -> String {
+            try json.withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                let text = try reader.readString()
+                try reader.expectEnd()
+                return text
+            }
+        }
+        for length in 0..<20 {
+            let plain = String(repeating: filler, count: length)
+            #expect(try read(Array("\"\(plain)\"".utf8)) == plain)
+            for position in 0..<length {
+                for special in ["\"", "\\", "\n", "\u{1}"] {
+                    var characters = Array(repeating: filler, count: length)
+                    characters[position] = special
+                    let text = characters.joined()
+                    var writer = JSONWriter()
+                    writer.string(text)
+                    #expect(try read(writer.bytes) == text)
+                }
+                var raw = Array("\"\(plain)\"".utf8)
+                raw.insert(0x09, at: 1 + position * filler.utf8.count)
+                #expect(throws: JSONReadError.self, "a raw tab at \(position) of \(length)") { try read(raw) }
+            }
+            #expect(throws: JSONReadError.self, "unterminated, \(length)") { try read(Array("\"\(plain)".utf8)) }
+        }
+    }
+
     @Test func everyChangeKindRoundTrips() throws {
         let record = #"{"cursor":{"next":"https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&max_bookmark_id=99","order":-9223372036854775807,"pages":4,"started":-1.5},"note":"夏 \"空\" ✨"}"#
         let metadata = BookmarkIndexMetadata(
