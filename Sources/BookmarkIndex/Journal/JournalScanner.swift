@@ -111,22 +111,29 @@ struct JournalScanner {
             sequencer.result.goodLength = resume.offset
             sequencer.result.lastGoodLineStart = resume.lastLineOffset
         }
-        var block = [UInt8](repeating: 0, count: blockSize)
-
         /// Reads the next group of blocks of whole lines; an empty group means the end.
         func readGroup() throws -> DecodingGroup {
-            var blocks: [(base: Int, lines: [UInt8])] = []
+            var blocks: [DecodingGroup.Block] = []
             while blocks.count < blocksPerGroup {
                 let wanted = limit.map { max(0, min(blockSize, $0 - offset - carry.count)) } ?? blockSize
-                let count = wanted == 0 ? 0 : try block.withUnsafeMutableBytes {
-                    try fileSystem.read(file, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<wanted]))
+                if wanted == 0 { break }
+                // The line cut short at the end of the last block, then the next block read after
+                // it: the block's bytes are read once into the buffer they are decoded from.
+                var count = 0
+                let bytes = try [UInt8](unsafeUninitializedCapacity: carry.count + wanted) { buffer, initialized in
+                    let start = buffer.initialize(fromContentsOf: carry)
+                    initialized = start
+                    count = try fileSystem.read(file, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[start...])))
+                    initialized = start + count
                 }
                 if count == 0 { break }
-                carry.append(contentsOf: block[..<count])
-                guard let lastNewline = carry.lastIndex(of: 0x0A) else { continue }
-                blocks.append((offset, Array(carry[...lastNewline])))
+                guard let lastNewline = bytes.lastIndex(of: 0x0A) else {
+                    carry = bytes
+                    continue
+                }
+                blocks.append(DecodingGroup.Block(base: offset, bytes: bytes, length: lastNewline + 1))
                 offset += lastNewline + 1
-                carry.removeFirst(lastNewline + 1)
+                carry = Array(bytes[(lastNewline + 1)...])
             }
             return DecodingGroup(blocks: blocks, decodeBatch: decodeBatch, pool: pool)
         }
@@ -153,13 +160,20 @@ struct JournalScanner {
 
     /// A group of blocks decoded in parallel, in the background, on the pool's threads.
     private final class DecodingGroup: Sendable {
-        let blocks: [(base: Int, lines: [UInt8])]
+        /// Whole lines of the journal: `bytes[..<length]`, from the offset `base`.
+        struct Block {
+            var base: Int
+            var bytes: [UInt8]
+            var length: Int
+        }
+
+        let blocks: [Block]
         let decodeBatch: Decoder?
         let pool: IOThreadPool
         private let decoded: Mutex<[[DecodedLine]]>
         private let workers = Mutex<[PooledWork<Void>]>([])
 
-        init(blocks: [(base: Int, lines: [UInt8])], decodeBatch: Decoder?, pool: IOThreadPool) {
+        init(blocks: [Block], decodeBatch: Decoder?, pool: IOThreadPool) {
             self.blocks = blocks
             self.decodeBatch = decodeBatch
             self.pool = pool
@@ -177,7 +191,9 @@ struct JournalScanner {
                 pool.start {
                     for index in stride(from: worker, to: self.blocks.count, by: count) {
                         let block = self.blocks[index]
-                        let lines = block.lines.withUnsafeBytes { JournalScanner.decodeBlock($0, base: block.base, decodeBatch: self.decodeBatch) }
+                        let lines = block.bytes.withUnsafeBytes {
+                            JournalScanner.decodeBlock(UnsafeRawBufferPointer(rebasing: $0[..<block.length]), base: block.base, decodeBatch: self.decodeBatch)
+                        }
                         self.decoded.withLock { $0[index] = lines }
                     }
                 }
