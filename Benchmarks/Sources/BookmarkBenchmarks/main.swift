@@ -20,6 +20,7 @@ let usage = """
 
     For profiling an open on its own (e.g. under valgrind --tool=callgrind or perf):
       --write-journal <dir>          write a compacted journal of --n bookmarks into <dir>, then exit
+      --uncompacted                  with --write-journal: append every batch twice and do not compact (open_uncompacted's journal)
       \(MemoryProbe.flag) <dir>   open the store in <dir>, print its memory figures, then exit
       --time-open <dir>              open the store in <dir> (and ask for its top 50 tags) 7 times, print each time in ms
       --whole                        with --time-open: delete the snapshot first and write none, so each open reads the journal whole
@@ -35,6 +36,7 @@ struct Arguments {
     var journalDirectory: String?
     var timeOpenDirectory: String?
     var timeOpenWhole = false
+    var uncompacted = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -66,6 +68,7 @@ struct Arguments {
             case "--write-journal": journalDirectory = try value(of: argument)
             case "--time-open": timeOpenDirectory = try value(of: argument)
             case "--whole": timeOpenWhole = true
+            case "--uncompacted": uncompacted = true
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -97,6 +100,13 @@ do {
     let arguments = try Arguments(CommandLine.arguments)
     if let directory = arguments.memoryProbeDirectory {
         try await MemoryProbe.runChild(directory: directory)
+        exit(0)
+    }
+    if let directory = arguments.journalDirectory, arguments.uncompacted {
+        let storage = try await JournalStorage.open(directory: URL(fileURLWithPath: directory, isDirectory: true), options: JournalItems.options(.none))
+        let batches = Dataset(count: arguments.n).changeBatches
+        for batch in batches + batches { try await storage.append(batch) }
+        try await storage.close()
         exit(0)
     }
     if let directory = arguments.journalDirectory {

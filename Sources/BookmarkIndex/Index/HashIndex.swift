@@ -1,5 +1,3 @@
-import Foundation
-
 /// Finds the position of a value in the caller's own array by a 64-bit hash the caller
 /// computes and a comparison the caller makes.
 ///
@@ -58,21 +56,4 @@ struct HashIndex: Sendable {
         while slots[index] != 0 { index = (index + 1) & mask }
         slots[index] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
     }
-}
-
-extension String {
-    /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
-    /// stored as UTF-8 (as every string this package makes is).
-    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
-            return result
-        }
-        var copy = self
-        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
-    }
-}
-
-/// Whether two byte buffers hold the same bytes.
-func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }

@@ -109,15 +109,11 @@ struct UTF8Key: Hashable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) {
-        var string = string
-        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        string.withUTF8Bytes { hasher.combine(bytes: $0) }
     }
 
     static func == (a: UTF8Key, b: UTF8Key) -> Bool {
-        var a = a.string, b = b.string
-        return a.withUTF8 { a in
-            b.withUTF8 { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
-        }
+        a.string.withUTF8Bytes { a in b.string.withUTF8Bytes { bytesEqual(a, $0) } }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-// The byte-level checks the JSON reader makes of text.
+// Text as UTF-8 bytes: the checks the JSON reader makes, and the comparisons and hashes of the
+// tag table and the decoding cache, which key strings by their bytes.
 
 extension UnsafeRawBufferPointer {
     /// Whether these bytes spell `literal`.
@@ -65,4 +66,21 @@ func hexDigitValue(_ byte: UInt8) -> UInt32? {
     case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
     default: nil
     }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
+    /// stored as UTF-8 (as every string this package makes is).
+    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        var copy = self
+        return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Whether two byte buffers hold the same bytes.
+func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }
