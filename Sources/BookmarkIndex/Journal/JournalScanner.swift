@@ -155,8 +155,9 @@ struct JournalScanner {
             }
             // The changes replayed are freed on a pool thread, mostly the one that decoded
             // them: freed here, each of their allocations would take that thread's malloc
-            // arena lock while it allocates the next group's (glibc; 9.6 % of an open's samples
-            // were in that lock's futex calls). One group at most waits to be freed.
+            // arena lock while it allocates the next group's (glibc: in opens of a 110 MB
+            // journal, 9.6 % of the samples were in that lock's futex calls). One group at
+            // most waits to be freed.
             try? freeing?.wait()
             let decoded = Decoded(consume results)
             freeing = pool.start { decoded.free() }
