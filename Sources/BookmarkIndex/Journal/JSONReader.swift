@@ -138,7 +138,7 @@ struct JSONReader {
 
     /// The bytes of the value at the reader when it is an array of strings without escapes,
     /// written without whitespace (as the journal writes a tag), for a cache to key on; `nil`
-    /// for any other value. Consumes nothing.
+    /// for any other value. Consumes nothing but the whitespace before the value.
     private mutating func compactStringArray() -> UnsafeRawBufferPointer? {
         guard peek() == UInt8(ascii: "[") else { return nil }
         var index = position + 1

@@ -184,8 +184,8 @@ struct JournalTagCoding: JournalValueCoding {
         writer.byte(UInt8(ascii: "]"))
     }
 
-    /// A tag seen before in the same block comes from the reader's cache, its bytes compared
-    /// instead of read again.
+    /// With a cache (as when the journal's blocks are decoded), a tag seen before in the same
+    /// block comes from it, its bytes compared instead of read again.
     func read(_ reader: inout JSONReader) throws -> TagRef {
         try reader.readCachedTag(readArray)
     }

@@ -70,7 +70,8 @@ func hexDigitValue(_ byte: UInt8) -> UInt32? {
 
 extension String {
     /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
-    /// stored as UTF-8 (as every string this package makes is).
+    /// stored as UTF-8 (as every string this package makes is; a small string, 15 bytes or
+    /// fewer, is copied to the stack).
     func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
             return result

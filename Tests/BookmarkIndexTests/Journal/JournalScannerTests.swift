@@ -71,4 +71,35 @@ struct JournalScannerTests {
         try await journal.close()
         #expect(directory.journalBytes() == whole, "cut back to its last whole line")
     }
+
+    /// A limit inside a line that the first block cut short: the scan stops at the limit, as if
+    /// the file ended there, with that line its torn tail.
+    @Test func aLimitInsideALineCutByABlockIsWhereTheScanEnds() throws {
+        var writer = JSONWriter()
+        JournalCodec.appendHeader(.init(schemaVersion: BookmarkIndexMetadata.currentSchemaVersion, created: Date(timeIntervalSince1970: 0), compacted: nil, id: 1), to: &writer)
+        var starts: [Int] = []
+        var sequence = 0
+        while writer.bytes.count < 3 * JournalScanner.blockSize {
+            sequence += 1
+            starts.append(writer.bytes.count)
+            JournalCodec.appendBatch(sequence: sequence, generatedBatch(first: sequence * 40, count: 40), to: &writer)
+        }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        directory.writeJournal(writer.bytes)
+        // The line across the first block's end, and a limit past that end, inside the line.
+        let cut = try #require(starts.lastIndex { $0 < JournalScanner.blockSize })
+        let limit = JournalScanner.blockSize + (starts[cut + 1] - JournalScanner.blockSize) / 2
+        let fileSystem = PosixFileSystem()
+        let file = try #require(try fileSystem.openForReading(atPath: directory.journalPath))
+        defer { try? fileSystem.close(file) }
+        var batches = 0
+        let result = try JournalScanner.scan(file: file, fileSystem: fileSystem, pool: IOThreadPool(threads: 2), limit: limit) { event in
+            if case .batch = event { batches += 1 }
+        }
+        #expect(result.length == limit)
+        #expect(result.tornTail?.offset == starts[cut])
+        #expect(batches == cut)
+    }
 }
