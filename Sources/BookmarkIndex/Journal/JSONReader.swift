@@ -306,13 +306,16 @@ struct JSONReader {
             negative = true
             position += 1
         }
+        // A negative number is accumulated below zero, so that `Int.min`, whose magnitude has
+        // no positive `Int`, reads as the writer wrote it.
         var value = 0
         var digits = 0
         while position < bytes.count, case let byte = bytes[position], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            let digit = Int(byte - UInt8(ascii: "0"))
             let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            let (next, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
             guard !overflow1 && !overflow2 else { throw error("the integer is too large", at: start) }
-            value = sum
+            value = next
             digits += 1
             position += 1
         }
@@ -323,7 +326,7 @@ struct JSONReader {
         if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
             throw error("expected an integer, found a fraction", at: start)
         }
-        return negative ? -value : value
+        return value
     }
 
     mutating func readDouble() throws -> Double {

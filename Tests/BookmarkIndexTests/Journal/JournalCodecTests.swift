@@ -89,6 +89,26 @@ struct JournalCodecTests {
         }
     }
 
+    /// Every `Int` the writer can write reads back, and one past either end is refused.
+    @Test func integersReadBackToBothEnds() throws {
+        func read(_ text: String) throws -> Int {
+            try Array(text.utf8).withUnsafeBytes { bytes in
+                var reader = JSONReader(bytes)
+                return try reader.readInt()
+            }
+        }
+        for value in [Int.min, Int.min + 1, -10, -1, 0, 1, 9, 10, Int.max - 1, Int.max] {
+            var writer = JSONWriter()
+            writer.int(value)
+            #expect(try read(String(decoding: writer.bytes, as: UTF8.self)) == value)
+        }
+        for text in ["9223372036854775808", "-9223372036854775809", "99999999999999999999"] {
+            let error = try #require(throws: JSONReadError.self) { try read(text) }
+            #expect(error.message.contains("too large"), "\(text): \(error.message)")
+        }
+        #expect(try read("-0") == 0)
+    }
+
     @Test func everyChangeKindRoundTrips() throws {
         let record = #"{"cursor":{"next":"https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=1&max_bookmark_id=99","order":-9223372036854775807,"pages":4,"started":-1.5},"note":"夏 \"空\" ✨"}"#
         let metadata = BookmarkIndexMetadata(
@@ -97,7 +117,7 @@ struct JournalCodecTests {
         )
         let changes: [BookmarkChange] = [
             .upsert(row(Int.max, tags: ["a=b", "c"], order: Int64.max, vanished: .myPixivOnly)),
-            .upsert(row(3, tags: ["kept"], order: Int64.min + 1, vanished: .deleted, vanishedAt: 1_780_000_000.25)),
+            .upsert(row(3, tags: ["kept"], order: Int64.min, vanished: .deleted, vanishedAt: 1_780_000_000.25)),
             .remove(BookmarkKey(illustID: 42, restrict: .private)),
             .removeAll(.public),
             .setMetadata(metadata, for: .private),
