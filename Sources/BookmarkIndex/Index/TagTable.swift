@@ -84,13 +84,13 @@ struct TagTable: Sendable {
         return translation.withUTF8Bytes { XXH64.hash($0, seed: name &+ 1) }
     }
 
-    /// Whether the two pairs have the same bytes (not merely equal strings: `String`'s `==`
-    /// would also equate different normalizations of the same text, which Pixiv keeps apart).
+    /// Whether the two pairs have the same bytes (Pixiv keeps two normalizations of one text
+    /// apart, and so does the table).
     private static func sameBytes(_ a: TagRef, _ b: TagRef) -> Bool {
-        guard a.name.withUTF8Bytes({ a in b.name.withUTF8Bytes { bytesEqual(a, $0) } }) else { return false }
+        guard a.name.hasSameUTF8(as: b.name) else { return false }
         switch (a.translatedName, b.translatedName) {
         case (nil, nil): return true
-        case let (a?, b?): return a.withUTF8Bytes { a in b.withUTF8Bytes { bytesEqual(a, $0) } }
+        case let (a?, b?): return a.hasSameUTF8(as: b)
         default: return false
         }
     }
@@ -113,7 +113,7 @@ struct UTF8Key: Hashable, Sendable {
     }
 
     static func == (a: UTF8Key, b: UTF8Key) -> Bool {
-        a.string.withUTF8Bytes { a in b.string.withUTF8Bytes { bytesEqual(a, $0) } }
+        a.string.hasSameUTF8(as: b.string)
     }
 }
 

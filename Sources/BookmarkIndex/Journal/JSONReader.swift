@@ -123,13 +123,18 @@ struct JSONReader {
     /// If the string at the reader has no escapes, consumes it and returns the index of its
     /// closing quote; otherwise leaves the reader where it was and returns `nil`.
     private mutating func scanPlainString() -> Int? {
-        var index = position + 1
+        guard let end = plainStringEnd(from: position + 1) else { return nil }
+        position = end + 1
+        return end
+    }
+
+    /// The index of the quote that ends a string whose contents start at `start`, when they
+    /// hold no escape and no control character; `nil` otherwise.
+    private func plainStringEnd(from start: Int) -> Int? {
+        var index = start
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                position = index + 1
-                return index
-            }
+            if byte == UInt8(ascii: "\"") { return index }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
             index += 1
         }
@@ -143,13 +148,8 @@ struct JSONReader {
         guard peek() == UInt8(ascii: "[") else { return nil }
         var index = position + 1
         while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-            index += 1
-            while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-                if bytes[index] == UInt8(ascii: "\\") || bytes[index] < 0x20 { return nil }
-                index += 1
-            }
-            index += 1
-            guard index < bytes.count else { return nil }
+            guard let end = plainStringEnd(from: index + 1), end + 1 < bytes.count else { return nil }
+            index = end + 1
             if bytes[index] == UInt8(ascii: "]") { return UnsafeRawBufferPointer(rebasing: bytes[position...index]) }
             guard bytes[index] == UInt8(ascii: ",") else { return nil }
             index += 1

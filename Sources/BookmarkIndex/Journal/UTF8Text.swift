@@ -79,6 +79,12 @@ extension String {
         var copy = self
         return try copy.withUTF8 { try body(UnsafeRawBufferPointer($0)) }
     }
+
+    /// Whether the two strings have the same UTF-8 bytes (not merely equal: `==` also equates
+    /// different normalizations of the same text).
+    func hasSameUTF8(as other: String) -> Bool {
+        withUTF8Bytes { bytes in other.withUTF8Bytes { bytesEqual(bytes, $0) } }
+    }
 }
 
 /// Whether two byte buffers hold the same bytes.
