@@ -225,6 +225,21 @@ final class SQLitePeer {
         return try readBookmarks(statement, first, second, restrict: restrict, limit: limit)
     }
 
+    /// The newest `limit` visible bookmarks whose title or artist's name contains `text` (SQLite's
+    /// `LIKE`, which ignores the case of ASCII letters only).
+    func bookmarks(restrict: Restrict, text: String, limit: Int) throws -> Int {
+        let statement = try cachedStatement("""
+            SELECT b.* FROM bookmarks AS b
+            WHERE b.restrict = ?2 AND b.is_visible = 1 AND (b.title LIKE ?1 OR b.artist_name LIKE ?1)
+            ORDER BY b.server_order DESC, b.illust_id DESC
+            LIMIT ?3
+            """)
+        statement.bind("%\(text)%", at: 1)
+        statement.bind(restrict == .public ? 0 : 1, at: 2)
+        statement.bind(limit, at: 3)
+        return try readRows(statement)
+    }
+
     private func readBookmarks(_ statement: SQLiteStatement, _ first: String, _ second: String, restrict: Restrict, limit: Int) throws -> Int {
         statement.bind(first, at: 1)
         statement.bind(second, at: 2)

@@ -18,6 +18,11 @@ public struct BookmarkFilter: Sendable, Hashable {
     /// None of these tags may be on the work.
     public var noneOf: [String]
     /// When set, the title or the artist's name must contain this text, ignoring case.
+    ///
+    /// Case is folded by Unicode's lowercase mapping (as `String.lowercased()` folds it, and as
+    /// tags are matched), and the folded texts are compared scalar by scalar: `"e"` is found in
+    /// a decomposed `"é"`. Any text is accepted, a NUL included; an empty text matches every
+    /// work.
     public var text: String?
     /// Which works match: those Pixiv shows (the default), those that vanished from it, or both.
     public var visibility: Visibility

@@ -173,7 +173,7 @@ struct QueryPlan {
     var required: [[Postings]] = []
     var anyOf: [Postings] = []
     var excluded: [Postings] = []
-    var text: String?
+    var text: TextMatcher?
     var visibility: BookmarkFilter.Visibility
     /// The list, for the text of the rows a text filter reads.
     var list: ListIndex
@@ -183,7 +183,7 @@ struct QueryPlan {
     init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
         visibility = filter.visibility
         self.list = list
-        text = filter.text.flatMap { $0.isEmpty ? nil : $0 }
+        text = filter.text.flatMap(TextMatcher.init)
         func postings(_ word: String) -> [Postings] {
             tags.ids(matching: word) { list.refCount(of: $0) > 0 }.map { list.postings(of: $0) }.filter { !$0.isEmpty }
         }
@@ -217,10 +217,7 @@ struct QueryPlan {
         if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
         if excluded.contains(where: { $0.contains(slot) }) { return false }
         if let text {
-            if list.title(of: row).range(of: text, options: .caseInsensitive) == nil
-                && list.artistName(of: row).range(of: text, options: .caseInsensitive) == nil {
-                return false
-            }
+            return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
         }
         return true
     }

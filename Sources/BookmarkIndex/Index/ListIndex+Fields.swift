@@ -15,6 +15,17 @@ extension ListIndex {
         string(at: row.textStart + Int(row.titleLength), length: row.artistNameLength)
     }
 
+    /// Calls `body` with the UTF-8 bytes of the row's title and artist name, without copying them.
+    func withTexts<Result>(of row: Row, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        text.withUnsafeBufferPointer { text in
+            let titleEnd = row.textStart + Int(row.titleLength)
+            return body(
+                UnsafeBufferPointer(rebasing: text[row.textStart..<titleEnd]),
+                UnsafeBufferPointer(rebasing: text[titleEnd..<titleEnd + Int(row.artistNameLength)])
+            )
+        }
+    }
+
     /// The row as a caller sees it, with `tags` (the table's refs) put back.
     func bookmark(_ row: Row, restrict: Restrict, tags refs: [TagRef]) -> IndexedBookmark {
         var offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength)

@@ -1,0 +1,140 @@
+/// A filter's text, matched case-insensitively inside a row's title or artist name by the
+/// library's own case folding: Unicode's lowercase mapping of each scalar, the same that
+/// `String.lowercased()` applies and that tags are matched by.
+///
+/// It compares UTF-8 bytes of the folded texts, so it never traps, on any pair of strings
+/// (Foundation's `range(of:options: .caseInsensitive)` traps on Linux when the text ends in
+/// U+0000 and the match ends a non-ASCII title). Text is matched by scalars, not by characters:
+/// `"e"` is found in a decomposed `"é"` (an `e` and a combining accent), as a byte search finds
+/// it. A row's text is searched where it is; only one holding a non-ASCII scalar that folding
+/// changes is folded into a scratch buffer first, and a scalar that has no case (kana, CJK
+/// ideographs, Hangul) is never looked up.
+///
+/// A reference type only for its scratch buffer, reused row after row: one query's plan holds
+/// one, on one thread.
+final class TextMatcher {
+    /// The folded text searched for; never empty.
+    let needle: [UInt8]
+    private var scratch: [UInt8] = []
+
+    /// A matcher of `text`, or `nil` for an empty text (which every row matches).
+    init?(_ text: String) {
+        var folded: [UInt8] = []
+        var text = text
+        text.withUTF8 { Self.fold($0, into: &folded) }
+        guard !folded.isEmpty else { return nil }
+        needle = folded
+    }
+
+    /// Whether the folded `text` contains the needle.
+    ///
+    /// First a search of the text as it is, folding only ASCII letters on the way: what it finds
+    /// is a match, since folding is idempotent (a scalar of the folded needle folds to itself;
+    /// the test suite checks every scalar). Only a text holding a non-ASCII scalar that folding
+    /// changes (an `É`, a full-width `Ａ`) can match otherwise: that one is folded whole and
+    /// searched again.
+    func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        if Self.containsASCIIFolded(text, needle) { return true }
+        guard Self.hasNonASCIIScalarThatFolds(text) else { return false }
+        scratch.removeAll(keepingCapacity: true)
+        Self.fold(text, into: &scratch)
+        return scratch.withUnsafeBufferPointer { Self.contains($0, needle) }
+    }
+
+    /// Whether valid UTF-8 `text` holds a non-ASCII scalar whose lowercase mapping differs.
+    private static func hasNonASCIIScalarThatFolds(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        while position < text.count {
+            let lead = text[position]
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
+            let end = min(position + (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2), text.count)
+            if let scalar = decodeScalar(UnsafeBufferPointer(rebasing: text[position..<end])), !hasNoCase(scalar),
+               scalar.properties.changesWhenLowercased {
+                return true
+            }
+            position = end
+        }
+        return false
+    }
+
+    // MARK: Folding
+
+    /// Appends the lowercase mapping of valid UTF-8 `text`, scalar by scalar.
+    static func fold(_ text: UnsafeBufferPointer<UInt8>, into folded: inout [UInt8]) {
+        folded.reserveCapacity(folded.count + text.count)
+        var position = 0
+        while position < text.count {
+            let lead = text[position]
+            if lead < 0x80 {
+                folded.append(asciiLowercase(lead))
+                position += 1
+                continue
+            }
+            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            let end = min(position + length, text.count)
+            let bytes = UnsafeBufferPointer(rebasing: text[position..<end])
+            if let scalar = decodeScalar(bytes), !hasNoCase(scalar), scalar.properties.changesWhenLowercased {
+                folded.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
+            } else {
+                folded.append(contentsOf: bytes)
+            }
+            position = end
+        }
+    }
+
+    /// Whether `scalar` lies in a block whose scalars have no lowercase mapping (kana, CJK
+    /// ideographs and their symbols, Hangul syllables): most of Pixiv's titles, copied as they
+    /// are. The test suite checks every scalar of these ranges.
+    static func hasNoCase(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return (0x3000..<0xA000).contains(value) || (0xAC00..<0xD7A4).contains(value)
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+    }
+
+    /// The scalar of one UTF-8 sequence; `nil` when it is not one (never for a row's text,
+    /// which was a Swift string).
+    private static func decodeScalar(_ bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        if case .scalarValue(let scalar) = decoder.decode(&iterator) { return scalar }
+        return nil
+    }
+
+    // MARK: Searching
+
+    /// Whether `text`, its ASCII letters folded byte by byte, contains `needle`.
+    private static func containsASCIIFolded(_ text: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        let count = needle.count
+        guard text.count >= count else { return false }
+        return needle.withUnsafeBufferPointer { needle in
+            let first = needle[0]
+            for start in 0...(text.count - count) where asciiLowercase(text[start]) == first {
+                var offset = 1
+                while offset < count && asciiLowercase(text[start + offset]) == needle[offset] { offset += 1 }
+                if offset == count { return true }
+            }
+            return false
+        }
+    }
+
+    /// Whether `text` contains `needle`, byte for byte.
+    private static func contains(_ text: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        let count = needle.count
+        guard text.count >= count else { return false }
+        return needle.withUnsafeBufferPointer { needle in
+            let first = needle[0]
+            for start in 0...(text.count - count) where text[start] == first {
+                var offset = 1
+                while offset < count && text[start + offset] == needle[offset] { offset += 1 }
+                if offset == count { return true }
+            }
+            return false
+        }
+    }
+}
