@@ -11,18 +11,28 @@ struct JSONReadError: Error, Sendable {
 ///
 /// It accepts any standard JSON formatting (whitespace, key order, every escape including
 /// surrogate pairs) and rejects what JSON rejects: raw control characters in strings, invalid
-/// UTF-8, lone surrogates, trailing garbage.
+/// UTF-8, lone surrogates, trailing garbage, and arrays and objects nested deeper than
+/// ``maximumDepth`` (every reader of nested values recurses, so a line of a hundred thousand
+/// `[` would otherwise overflow the reading thread's stack).
 struct JSONReader {
+    /// How deep arrays and objects may nest: far above any record the library writes (a sync
+    /// record nests four levels), far below what a thread's stack holds.
+    static let maximumDepth = 128
+
     let bytes: UnsafeRawBufferPointer
     private(set) var position: Int
+    /// The arrays and objects the reader is inside, and how many it allows.
+    private var depth = 0
+    private let depthLimit: Int
     /// Where ``readCachedString()`` (and a reader of values that repeat, such as tags) finds
     /// what it has made before.
     private(set) var cache: DecodingCache?
 
-    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, cache: DecodingCache? = nil) {
+    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, cache: DecodingCache? = nil, maximumDepth: Int = JSONReader.maximumDepth) {
         self.bytes = bytes
         self.position = position
         self.cache = cache
+        depthLimit = maximumDepth
     }
 
     // MARK: Structure
@@ -66,6 +76,8 @@ struct JSONReader {
     /// decoded copy when the key has escapes) with the reader positioned at the value.
     mutating func readObject(_ field: (inout JSONReader, UnsafeRawBufferPointer) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
+        try enterNesting()
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "}") {
             position += 1
             return
@@ -92,6 +104,8 @@ struct JSONReader {
     /// Reads an array, calling `element` with the reader positioned at each element.
     mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
+        try enterNesting()
+        defer { depth -= 1 }
         if peek() == UInt8(ascii: "]") {
             position += 1
             return
@@ -104,6 +118,13 @@ struct JSONReader {
             default: throw error("expected ',' or ']' in an array\(found)")
             }
         }
+    }
+
+    private mutating func enterNesting() throws {
+        guard depth < depthLimit else {
+            throw error("arrays and objects nested more than \(depthLimit) deep", at: position - 1)
+        }
+        depth += 1
     }
 
     /// Skips one value of any kind, checking that it is well formed.

@@ -18,8 +18,9 @@ public struct VersionedPayload: Sendable, Hashable, Codable {
     /// A payload of `json`, the UTF-8 text of one JSON value.
     ///
     /// - Throws: ``BookmarkIndexError/Code/invalidArgument`` when `json` is not one JSON value
-    ///   (saying at which byte), is not valid UTF-8, or holds a line break (a string's is
-    ///   escaped). Whitespace around the value is dropped.
+    ///   (saying at which byte), nests arrays and objects deeper than ``maximumDepth``, is not
+    ///   valid UTF-8, or holds a line break (a string's is escaped). Whitespace around the value
+    ///   is dropped.
     public init(version: Int, json: Data, isStale: Bool = false) throws {
         let blank: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
         let start = json.firstIndex { !blank.contains($0) } ?? json.endIndex
@@ -38,10 +39,14 @@ public struct VersionedPayload: Sendable, Hashable, Codable {
         self.isStale = isStale
     }
 
+    /// How deep a payload's arrays and objects may nest: the journal reads lines nested at most
+    /// 128 deep, and a payload is kept a few levels down in its line (batch, change, metadata).
+    public static let maximumDepth = JSONReader.maximumDepth - 8
+
     private static func check(_ json: Data) throws {
         do {
             try json.withUnsafeBytes { bytes in
-                var reader = JSONReader(bytes)
+                var reader = JSONReader(bytes, maximumDepth: maximumDepth)
                 reader.skipWhitespace()
                 try reader.skipValue()
                 reader.skipWhitespace()
