@@ -27,6 +27,12 @@ public struct ListSyncRecord: Sendable, Hashable {
     public var bookmarkedInApp: [Int: Date] = [:]
     /// A pause the engine put the list in, so a process started during it waits it out.
     public var pause: ListPause?
+    /// The parts of the stored record that were left out, each with why: a part that could not
+    /// be decoded, or that holds values no engine writes (an order out of range, a page count
+    /// below zero, a date that is not finite). Empty for a sound record. The engine syncs the
+    /// list as if those parts had never been saved, which is always safe, and writes the record
+    /// again without them; `bookmarks status` shows them.
+    public internal(set) var damagedParts: [String] = []
     /// The account's pacing as learned from rate-limit answers.
     var pacing: LearnedPacing?
 
@@ -40,8 +46,8 @@ public struct ListSyncRecord: Sendable, Hashable {
 
     /// The record kept in `metadata`; an empty one when there is none.
     ///
-    /// Each part is read on its own: a part that cannot be read (damaged) is left out, the
-    /// others kept. A record of a newer version than this code's is not read, and this code
+    /// Each part is read on its own: a part that cannot be read, or holds values no engine
+    /// writes, is left out (see ``damagedParts``), the others kept. A record of a newer version than this code's is not read, and this code
     /// never overwrites it (the engine leaves it as it is): the engine then syncs the list as if
     /// afresh, which is always safe since the server is authoritative. A record the index
     /// marked stale (it lost rows since) keeps the app's tombstones and bookmarks and the
@@ -52,7 +58,10 @@ public struct ListSyncRecord: Sendable, Hashable {
             isNewer = true
             return
         }
-        guard let decoded = try? JSONDecoder().decode(Coded.self, from: state.json) else { return }
+        guard let decoded = try? JSONDecoder().decode(Coded.self, from: state.json) else {
+            damagedParts = ["the whole record: not a JSON object"]
+            return
+        }
         self = decoded.record
         if state.isStale {
             fullSyncCursor = nil
@@ -83,16 +92,49 @@ public struct ListSyncRecord: Sendable, Hashable {
             case cursor, delta, unbookmarked, bookmarked, pause, pacing
         }
 
-        /// Each part on its own: one that cannot be read is left out, the others kept.
+        /// Each part on its own: one that cannot be read, or holds values no engine writes, is
+        /// left out with the reason, the others kept.
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             record = ListSyncRecord()
-            record.fullSyncCursor = (try? container.decodeIfPresent(CursorCoding.self, forKey: .cursor))??.cursor
-            record.deltaCursor = (try? container.decodeIfPresent(DeltaCursor.self, forKey: .delta)) ?? nil
-            record.unbookmarkedInApp = Self.records(container, .unbookmarked)
-            record.bookmarkedInApp = Self.records(container, .bookmarked)
-            record.pause = (try? container.decodeIfPresent(PauseCoding.self, forKey: .pause))??.pause
-            record.pacing = (try? container.decodeIfPresent(LearnedPacing.self, forKey: .pacing)) ?? nil
+            record.fullSyncCursor = part(.cursor, of: CursorCoding.self, in: container) { $0.cursor.problem }?.cursor
+            record.deltaCursor = part(.delta, of: DeltaCursor.self, in: container) { $0.problem }
+            record.unbookmarkedInApp = records(.unbookmarked, in: container)
+            record.bookmarkedInApp = records(.bookmarked, in: container)
+            record.pause = part(.pause, of: PauseCoding.self, in: container) { $0.pause.problem }?.pause
+            record.pacing = part(.pacing, of: LearnedPacing.self, in: container) { $0.problem }
+        }
+
+        /// The part under `key`; `nil` when there is none, or when it cannot be read or
+        /// `problem` finds fault with it (the reason then goes to ``damagedParts``).
+        private mutating func part<Part: Decodable>(
+            _ key: Key, of type: Part.Type, in container: KeyedDecodingContainer<Key>, problem: (Part) -> String?
+        ) -> Part? {
+            do {
+                guard let part = try container.decodeIfPresent(Part.self, forKey: key) else { return nil }
+                if let problem = problem(part) {
+                    record.damagedParts.append("\(key.rawValue): \(problem)")
+                    return nil
+                }
+                return part
+            } catch {
+                record.damagedParts.append("\(key.rawValue): unreadable")
+                return nil
+            }
+        }
+
+        /// The in-app records under `key`; a record that cannot be read, or whose date is not
+        /// finite, is left out.
+        private mutating func records(_ key: Key, in container: KeyedDecodingContainer<Key>) -> [Int: Date] {
+            guard let pairs = part(key, of: [InAppRecord?].self, in: container, problem: { _ in nil }) else { return [:] }
+            var records: [Int: Date] = [:]
+            var damaged = pairs.count
+            for case let pair? in pairs where pair.date.timeIntervalSinceReferenceDate.isFinite {
+                records[pair.illustID] = pair.date
+                damaged -= 1
+            }
+            if damaged > 0 { record.damagedParts.append("\(key.rawValue): \(damaged) of \(pairs.count) records unreadable") }
+            return records
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -108,14 +150,6 @@ public struct ListSyncRecord: Sendable, Hashable {
         /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.
         private static func pairs(_ records: [Int: Date]) -> [InAppRecord] {
             records.keys.sorted().map { InAppRecord(illustID: $0, date: records[$0]!) }
-        }
-
-        /// The in-app records under `key`; a record that cannot be read is left out.
-        private static func records(_ container: KeyedDecodingContainer<Key>, _ key: Key) -> [Int: Date] {
-            guard let pairs = (try? container.decodeIfPresent([InAppRecord?].self, forKey: key)) ?? nil else { return [:] }
-            var records: [Int: Date] = [:]
-            for case let pair? in pairs { records[pair.illustID] = pair.date }
-            return records
         }
     }
 

@@ -26,7 +26,8 @@ public struct SystemSyncClock: SyncClock {
     public func sleep(until deadline: Date) async throws {
         let seconds = deadline.timeIntervalSinceNow
         if seconds > 0 {
-            try await Task.sleep(for: .seconds(seconds))
+            // A deadline at `Date.distantFuture` (or past Duration's range) waits a century.
+            try await Task.sleep(for: .seconds(min(seconds, 100 * 365 * 86_400)))
         }
     }
 }

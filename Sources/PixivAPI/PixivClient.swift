@@ -157,7 +157,8 @@ public struct PixivClient: Sendable {
                     )
                 }
                 // The retry is a request like any other: spaced from the one Pixiv rejected.
-                let waited = Duration.milliseconds(Int64((now().timeIntervalSince(rejectedAt) * 1000).rounded(.down)))
+                let elapsed = now().timeIntervalSince(rejectedAt)
+                let waited = elapsed < configuration.retrySpacing.timeInterval ? Duration.milliseconds(Int64(max(0, elapsed) * 1000)) : configuration.retrySpacing
                 if waited < configuration.retrySpacing { try await sleep(configuration.retrySpacing - waited) }
                 response = try await transmit(request, token: fresh)
             }

@@ -97,7 +97,8 @@ extension PixivError {
             return seconds >= 0 ? .seconds(seconds) : nil
         }
         guard let date = HTTPDate.parse(trimmed) else { return nil }
-        let interval = max(0, date.timeIntervalSince(now))
+        // Never negative, and far-future dates stop at a century (a delay no caller honours whole).
+        let interval = min(max(0, date.timeIntervalSince(now)), 100 * 365 * 86_400)
         return .milliseconds(Int64((interval * 1000).rounded()))
     }
 }

@@ -62,6 +62,10 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         if let pause = record.pause, pause.until > Date() {
             parts.append(Terminal.warning("paused until \(isoDate(pause.until)) (\(pause.code): \(pause.message))"))
         }
+        if !record.damagedParts.isEmpty {
+            let damaged = record.damagedParts.joined(separator: ", ")
+            parts.append(Terminal.warning("saved sync record damaged, left out (the next sync starts those parts afresh): \(damaged)"))
+        }
         print("  \(name) " + parts.joined(separator: "; "))
     }
     return sessionProblem == nil ? 0 : 1
@@ -77,5 +81,6 @@ private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [Str
         "pausedUntil": record.pause.map { isoDate($0.until) } as Any,
         "coolingDownUntil": record.cooldownUntil.map(isoDate) as Any,
         "pauseReason": record.pause.map { "\($0.code): \($0.message)" } as Any,
+        "damagedRecordParts": record.damagedParts,
     ]
 }

@@ -21,7 +21,7 @@ import Testing
 
     @Test func aRecordRoundTripsExactly() {
         var record = ListSyncRecord()
-        record.fullSyncCursor = FullSyncCursor(nextPage: "https://x/?max_bookmark_id=1", startedAt: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), pagesFetched: 3, nextServerOrder: Int64.min + 1, firstServerOrder: Int64.max, placesRowsAbove: true)
+        record.fullSyncCursor = FullSyncCursor(nextPage: "https://x/?max_bookmark_id=1", startedAt: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), pagesFetched: 3, nextServerOrder: -(1 << 62) - 1, firstServerOrder: Int64.max, placesRowsAbove: true)
         record.deltaCursor = DeltaCursor(nextPage: "p2", newestAtStart: 42, newRows: 30, startedAt: Date(timeIntervalSinceReferenceDate: -1.5))
         record.unbookmarkedInApp = [Int.max: Date(timeIntervalSinceReferenceDate: 1e9 + 0.1), Int.min: Date(timeIntervalSinceReferenceDate: 0)]
         record.bookmarkedInApp = [3: Date(timeIntervalSinceReferenceDate: 7)]

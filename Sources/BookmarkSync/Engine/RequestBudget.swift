@@ -1,3 +1,4 @@
+import BookmarkIndex
 import Foundation
 
 /// The account's request budget, as a pure value: when the next request may start, and what a
@@ -129,8 +130,10 @@ struct RequestBudget: Sendable, Hashable {
         if let end = lastRequestEnd, interval > configuration.sustainedRequestInterval {
             // A cooldown's wait is no sign the limit has eased: only time idle after it counts.
             let idle = now.timeIntervalSince(max(end, holdUntil ?? end))
-            let steps = Int(idle / (Double(configuration.recoveryRunLength) * interval))
-            for _ in 0..<min(max(steps, 0), 10) { stepUp(now: now) }
+            // At most ten steps; a ratio that is not a number (an interval of zero) takes none.
+            let ratio = idle / (Double(configuration.recoveryRunLength) * interval)
+            let steps = ratio >= 1 ? Int(min(ratio, 10)) : 0
+            for _ in 0..<steps { stepUp(now: now) }
         }
         tokens = max(0, refilled(at: now) - 1)
         refilledAt = now
@@ -148,7 +151,7 @@ struct RequestBudget: Sendable, Hashable {
     /// The request succeeded: a run of successes earns back rate, step by step.
     mutating func succeeded(now: Date) {
         consecutiveCooldowns = 0
-        successRun += 1
+        successRun = successRun.saturatingAdd(1)
         guard successRun >= configuration.recoveryRunLength else {
             expireCeiling(now: now)
             return
@@ -179,10 +182,10 @@ struct RequestBudget: Sendable, Hashable {
     ///   one, or the server's `Retry-After` when that is longer; never more than
     ///   ``SyncConfiguration/maximumPause``.
     mutating func rateLimited(now: Date, retryAfter: TimeInterval?) -> Date {
-        consecutiveCooldowns += 1
+        consecutiveCooldowns = consecutiveCooldowns.saturatingAdd(1)
         successRun = 0
         if let last = lastTrip, now.timeIntervalSince(last) < configuration.maximumPause {
-            recentTrips += 1
+            recentTrips = recentTrips.saturatingAdd(1)
         } else {
             recentTrips = 1
         }

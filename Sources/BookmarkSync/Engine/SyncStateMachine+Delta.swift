@@ -82,7 +82,7 @@ extension SyncStateMachine {
                 order = known.serverOrder
             } else {
                 order = ServerOrder.deltaOrder(index: delta.newRows, above: delta.newestAtStart)
-                delta.newRows += 1
+                delta.newRows = delta.newRows.saturatingAdd(1)
             }
             changes.append(.upsert(IndexedBookmark(
                 illust: illust, restrict: restrict, serverOrder: order,

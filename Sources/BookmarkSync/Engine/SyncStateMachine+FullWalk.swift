@@ -15,10 +15,16 @@ extension SyncStateMachine {
             job.next = .nextPage(cursor.nextPage, job.restrict)
             job.resumingCursor = true
         } else {
-            let first = ServerOrder.deltaOrder(index: 0, above: index.serverOrderBounds(in: job.restrict)?.newest)
+            let bounds = index.serverOrderBounds(in: job.restrict)
+            // Rows written with orders near Int64's top (only an app's own upserts can) leave no
+            // room above them: such a walk goes below the oldest, as walks of earlier versions did.
+            let roomAbove = (bounds?.newest ?? 0) <= Int64.max - ListSyncRecord.orderRoom
+            let first = roomAbove
+                ? ServerOrder.deltaOrder(index: 0, above: bounds?.newest)
+                : ServerOrder.walkOrder(index: 0, below: bounds?.oldest)
             job.walk = FullSyncCursor(
                 nextPage: "", startedAt: now, pagesFetched: 0,
-                nextServerOrder: first, firstServerOrder: first, placesRowsAbove: true
+                nextServerOrder: first, firstServerOrder: first, placesRowsAbove: roomAbove
             )
             job.next = .firstPage(job.restrict)
         }
@@ -46,7 +52,7 @@ extension SyncStateMachine {
                 illust: illust, restrict: restrict, serverOrder: walk.nextServerOrder,
                 firstIndexedAt: index.bookmark(for: key)?.firstIndexedAt ?? now, lastSeenAt: now
             )))
-            walk.nextServerOrder -= 1
+            walk.nextServerOrder = walk.nextServerOrder.saturatingAdd(-1)
             job.latest = illust
         }
         walk.pagesFetched = job.pagesFetched

@@ -28,7 +28,8 @@ extension SyncStateMachine {
         memory[job.restrict]?.consecutiveTokenRefreshes = 0
         budget.succeeded(now: now)
         job.needsTotal = false
-        if let total { memory[job.restrict]?.knownTotal = total }
+        // A total below zero is no total: Pixiv's answer is taken as it is, never trusted to add up.
+        if let total { memory[job.restrict]?.knownTotal = max(0, total) }
         replaceRunningJob(job)
     }
 
@@ -43,7 +44,7 @@ extension SyncStateMachine {
         memory[restrict]?.consecutiveFailures = 0
         memory[restrict]?.consecutiveTokenRefreshes = 0
         budget.succeeded(now: now)
-        job.pagesFetched += 1
+        job.pagesFetched = job.pagesFetched.saturatingAdd(1)
         job.resumingCursor = false
         var metadata = index.metadata(for: restrict)
         var record = ListSyncRecord(metadata)

@@ -49,8 +49,10 @@ extension SyncStateMachine {
         let total = memory[job.restrict]?.knownTotal
         var timeLeft: TimeInterval?
         if job.mode == .full, let total {
-            let pages = (total + configuration.pageSize - 1) / configuration.pageSize
-            timeLeft = budget.timeFor(requests: max(0, pages - job.pagesFetched), now: now)
+            // The total is Pixiv's, the pages fetched may be a saved cursor's: neither may overflow.
+            let pageSize = max(1, configuration.pageSize)
+            let pages = total / pageSize + (total % pageSize == 0 ? 0 : 1)
+            timeLeft = budget.timeFor(requests: max(0, pages.saturatingSubtract(job.pagesFetched)), now: now)
         }
         return SyncProgress(
             mode: job.mode, pagesFetched: job.pagesFetched, indexedCount: index.count(in: job.restrict),
