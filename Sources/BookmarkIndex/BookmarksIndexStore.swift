@@ -47,8 +47,9 @@ public actor BookmarksIndexStore {
     ///
     /// Waits for the writes made before it; queries meanwhile see the index without `changes`.
     ///
-    /// - Throws: ``BookmarkIndexError`` when the store is closed or the storage fails; the
-    ///   index is then unchanged.
+    /// - Throws: ``BookmarkIndexError`` when the store is closed or the storage fails, or
+    ///   ``BookmarkIndexError/Code/invalidArgument`` when a date in `changes` is NaN or infinite;
+    ///   the index is then unchanged.
     public func apply(_ changes: [BookmarkChange]) async throws {
         try await writing { try await self.write(changes) }
     }
@@ -143,6 +144,7 @@ public actor BookmarksIndexStore {
     /// One batch: durable, then applied; then a compaction if the storage asks for one.
     private func write(_ changes: [BookmarkChange]) async throws {
         guard !changes.isEmpty else { return }
+        try BookmarkChange.validate(changes)
         try await storage.append(changes)
         state.apply(changes)
         await compactIfDue()

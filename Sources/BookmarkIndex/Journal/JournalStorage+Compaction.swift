@@ -22,11 +22,13 @@ extension JournalStorage {
     /// for as long as the carried lines take to write and the rename and fsyncs.
     ///
     /// - Throws: ``BookmarkIndexError/Code/closed``, the failure that stopped the journal, or
-    ///   ``BookmarkIndexError/Code/invalidArgument`` when a compaction already runs.
+    ///   ``BookmarkIndexError/Code/invalidArgument`` when a compaction already runs or `state`
+    ///   holds a date that is NaN or infinite (which no store's write lets in).
     ///
     /// The work must be run: until it has, every batch appended is also kept in memory, and
     /// ``reset()`` and another compaction are refused.
     public func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void {
+        try state.validateDates()
         try await options.ioPool.run { try self.startCarrying() }
         return { try await self.compact(to: state) }
     }

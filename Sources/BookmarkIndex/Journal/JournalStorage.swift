@@ -116,7 +116,11 @@ public final class JournalStorage: CompactableStorage {
 
     /// Appends `changes` as one line, on the pool; durable (with ``Options/Durability/always``)
     /// when this returns, not on disk at all when it throws.
+    ///
+    /// - Throws: ``BookmarkIndexError/Code/invalidArgument`` when a date in `changes` is NaN or
+    ///   infinite (nothing is written), or what writing throws.
     public func append(_ changes: [BookmarkChange]) async throws {
+        try BookmarkChange.validate(changes)
         try await options.ioPool.run { try self.appendNow(changes) }
     }
 
