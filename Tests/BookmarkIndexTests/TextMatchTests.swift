@@ -222,4 +222,21 @@ struct TextMatchTests {
             #expect(text.utf8.withContiguousStorageIfAvailable { matcher.matches($0) } == expected, "\(text)")
         }
     }
+
+    /// The only non-ASCII scalars folding to something that holds ASCII are the two the matcher
+    /// looks for when its needle is ASCII.
+    @Test func onlyTheListedScalarsFoldToASCII() throws {
+        var found: [Unicode.Scalar] = []
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value), scalar.properties.changesWhenLowercased else { continue }
+            if scalar.properties.lowercaseMapping.utf8.contains(where: { $0 < 0x80 }) { found.append(scalar) }
+        }
+        #expect(found == TextMatcher.scalarsFoldingToASCII)
+        let matcher = try #require(TextMatcher("k1"))
+        for (text, expected) in [("\u{212A}1 kelvin", true), ("K1", true), ("\u{212A}2", false), ("ke1", false)] {
+            #expect(text.utf8.withContiguousStorageIfAvailable { matcher.matches($0) } == expected, "\(text)")
+        }
+        let dotted = try #require(TextMatcher("i\u{307}x"))
+        #expect("Aİx".utf8.withContiguousStorageIfAvailable { dotted.matches($0) } == true)
+    }
 }

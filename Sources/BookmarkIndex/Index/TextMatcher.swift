@@ -15,7 +15,14 @@
 final class TextMatcher {
     /// The folded text searched for; never empty.
     let needle: [UInt8]
+    /// Whether the needle is ASCII: then only the few scalars that fold to ASCII
+    /// (``scalarsFoldingToASCII``) can make a match the search of the unfolded text misses.
+    private let needleIsASCII: Bool
     private var scratch: [UInt8] = []
+
+    /// The non-ASCII scalars whose lowercase mapping holds ASCII: `İ` (to `i` and a combining
+    /// dot) and the Kelvin sign (to `k`). The test suite checks every scalar.
+    static let scalarsFoldingToASCII: [Unicode.Scalar] = ["\u{130}", "\u{212A}"]
 
     /// A matcher of `text`, or `nil` for an empty text (which every row matches).
     init?(_ text: String) {
@@ -24,6 +31,7 @@ final class TextMatcher {
         text.withUTF8 { Self.fold($0, into: &folded) }
         guard !folded.isEmpty else { return nil }
         needle = folded
+        needleIsASCII = folded.allSatisfy { $0 < 0x80 }
     }
 
     /// Whether the folded `text` contains the needle.
@@ -35,10 +43,24 @@ final class TextMatcher {
     /// searched again.
     func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         if Self.containsASCIIFolded(text, needle) { return true }
-        guard Self.hasNonASCIIScalarThatFolds(text) else { return false }
+        let mayMatchFolded = needleIsASCII ? Self.hasScalarFoldingToASCII(text) : Self.hasNonASCIIScalarThatFolds(text)
+        guard mayMatchFolded else { return false }
         scratch.removeAll(keepingCapacity: true)
         Self.fold(text, into: &scratch)
         return scratch.withUnsafeBufferPointer { Self.contains($0, needle) }
+    }
+
+    /// Whether `text` holds one of ``scalarsFoldingToASCII`` (UTF-8 `C4 B0` or `E2 84 AA`).
+    private static func hasScalarFoldingToASCII(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = 0
+        while position + 1 < text.count {
+            switch text[position] {
+            case 0xC4 where text[position + 1] == 0xB0: return true
+            case 0xE2 where text[position + 1] == 0x84 && position + 2 < text.count && text[position + 2] == 0xAA: return true
+            default: position += 1
+            }
+        }
+        return false
     }
 
     /// Whether valid UTF-8 `text` holds a non-ASCII scalar whose lowercase mapping differs.
@@ -114,10 +136,18 @@ final class TextMatcher {
         guard text.count >= count else { return false }
         return needle.withUnsafeBufferPointer { needle in
             let first = needle[0]
-            for start in 0...(text.count - count) where asciiLowercase(text[start]) == first {
-                var offset = 1
-                while offset < count && asciiLowercase(text[start + offset]) == needle[offset] { offset += 1 }
-                if offset == count { return true }
+            // A first byte that is no letter is found unfolded (an upper-case letter folds to a letter).
+            let firstIsLetter = first &- UInt8(ascii: "a") < 26
+            var start = 0
+            let last = text.count - count
+            while start <= last {
+                let byte = text[start]
+                if byte == first || (firstIsLetter && byte | 0x20 == first) {
+                    var offset = 1
+                    while offset < count && asciiLowercase(text[start + offset]) == needle[offset] { offset += 1 }
+                    if offset == count { return true }
+                }
+                start += 1
             }
             return false
         }
