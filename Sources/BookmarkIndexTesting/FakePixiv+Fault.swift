@@ -94,6 +94,13 @@ extension FakePixiv {
             ))
         }
 
+        /// How Pixiv refuses an account it has suspended or deleted: HTTP 403 with
+        /// `{"error":{"user_message":"","message":"Your access is currently restricted.",…}}`.
+        public static let accessRestricted = Fault(kind: .respond(
+            status: 403, headers: ["Content-Type": "application/json"],
+            body: PixivBodies.error(message: "Your access is currently restricted.")
+        ))
+
         /// A 200 response whose body is not valid JSON.
         public static let malformedJSON = Fault(kind: .respond(
             status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"illusts": [,], "next_url": nul"#.utf8)

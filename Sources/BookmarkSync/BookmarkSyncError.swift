@@ -32,6 +32,9 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
         /// The credentials were rejected or the refresh token is dead. Not retried: the user
         /// must sign in again; the message says so.
         public static let unauthorized = Code("unauthorized")
+        /// Pixiv refuses the account everything (it restricts a suspended or deleted account's
+        /// access). Not retried: the list stops, and the message says what to do.
+        public static let accessRestricted = Code("accessRestricted")
         /// The response could not be understood. Not retried: retrying would get the same body.
         public static let undecodable = Code("undecodable")
         /// Writing the index failed. Not retried.
@@ -41,7 +44,7 @@ public struct BookmarkSyncError: Error, Sendable, Hashable, CustomStringConverti
 
         /// The code named `name` (its ``description``); ``other`` for a name no code has.
         static func named(_ name: String) -> Code {
-            [rateLimited, server, transport, blocked, tokenRefreshed, unauthorized, undecodable, storage].first { $0.name == name } ?? other
+            [rateLimited, server, transport, blocked, tokenRefreshed, unauthorized, accessRestricted, undecodable, storage].first { $0.name == name } ?? other
         }
     }
 

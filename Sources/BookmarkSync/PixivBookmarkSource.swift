@@ -76,7 +76,8 @@ extension BookmarkSyncError {
     /// The engine's view of a Pixiv client error: rate limit, server, transport and blocked as
     /// themselves (retried); a dead refresh token, a rejected access token and refused client
     /// credentials as ``Code/unauthorized``, with a message that says to sign in again (or to
-    /// fix the credentials); undecodable as itself; anything else as ``Code/other``.
+    /// fix the credentials); an account whose access Pixiv restricts and undecodable as
+    /// themselves; anything else as ``Code/other``.
     public init(pixivError error: PixivError) {
         let code: Code
         switch error.code {
@@ -86,6 +87,7 @@ extension BookmarkSyncError {
         case .blocked: code = .blocked
         case .tokenRefreshed: code = .tokenRefreshed
         case .invalidRefreshToken, .invalidClient, .unauthorized: code = .unauthorized
+        case .accessRestricted: code = .accessRestricted
         case .undecodable: code = .undecodable
         default: code = .other
         }

@@ -9,7 +9,8 @@ extension PixivError {
     static let blockedPagePrefixLimit = 120
 
     /// Classifies a response that is not a success: rate limited (429 or a `"Rate Limit"`
-    /// message under any status), blocked (Cloudflare's HTML page), server (5xx), not found
+    /// message under any status), blocked (Cloudflare's HTML page), access restricted (Pixiv's
+    /// `"Your access is currently restricted."` under any status), server (5xx), not found
     /// (404), unauthorized (401, or Pixiv's OAuth 400), bad request (other 4xx), undecodable
     /// (anything else).
     ///
@@ -29,6 +30,9 @@ extension PixivError {
         }
         if blocked {
             return make(.blocked, "Pixiv's front end (Cloudflare) blocked the request with an HTML page (HTTP \(status)); wait an hour before trying again from this network, and send fewer requests")
+        }
+        if body?.allText.localizedCaseInsensitiveContains("access is currently restricted") ?? false {
+            return make(.accessRestricted, "Pixiv restricts this account's access (HTTP \(status): \(detail)), as it does for a suspended or deleted account; no request will succeed until it lifts that: look at the account on pixiv.net and the messages pixiv sent it, then sync again")
         }
         if (500...599).contains(status) {
             return make(.server, "Pixiv failed with HTTP \(status)\(detail.isEmpty ? "" : ": \(detail)"); retry later")

@@ -40,6 +40,11 @@ public struct PixivError: Error, Sendable, CustomStringConvertible {
         /// Pixiv rejected the access token and a fresh one was had: send the request again (only
         /// from a client with ``PixivClient/Configuration/retriesAfterTokenRefresh`` off).
         public static let tokenRefreshed = Code("tokenRefreshed")
+        /// Pixiv refuses this account everything (`"Your access is currently restricted."`, under
+        /// HTTP 403): it does so to an account it has suspended or deleted. Not a malformed
+        /// request, and not retried: the user must look at the account on pixiv.net (and at the
+        /// messages pixiv事務局 sent it).
+        public static let accessRestricted = Code("accessRestricted")
         /// The work or user does not exist (HTTP 404).
         public static let notFound = Code("notFound")
         /// Pixiv refused the request (another 4xx); ``PixivError/pixivError`` says why.

@@ -65,6 +65,25 @@ extension EngineOverPixivTests {
         #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
     }
 
+    /// Pixiv's answer for a suspended or deleted account stops the list at once, says what it
+    /// means, and sends nothing more: retrying would only add to the account's trouble.
+    @Test func aRestrictedAccountStopsTheListWithoutRetrying() async throws {
+        let h = try await PixivHarness()
+        h.pixiv.add(illusts(1, count: 40), to: .private)
+        h.pixiv.enqueue(.accessRestricted, count: 3)
+        await h.engine.startAutoSync(for: .private)
+        await h.run()
+        #expect(h.requests().filter { $0.endpoint == .bookmarks }.map(\.status) == [403])
+        guard case .failed(let error) = await h.engine.currentStatus().privateList else {
+            Issue.record("the list did not stop: \(await h.engine.currentStatus().privateList)")
+            return
+        }
+        #expect(error.code == .accessRestricted)
+        #expect(!error.isRetryable)
+        #expect(error.message.contains("suspended or deleted"))
+        #expect(await h.indexed(.private).isEmpty)
+    }
+
     @Test func aRetryAfterDateIsReadOnTheClock() async throws {
         let h = try await PixivHarness()
         h.pixiv.add(illusts(1, count: 10), to: .private)

@@ -54,6 +54,21 @@ import Testing
         #expect(classify(302, "").code == .undecodable)
     }
 
+    @Test func aRestrictedAccountIsItsOwnCodeNotABadRequest() {
+        let body = #"{"error": {"user_message": "", "message": "Your access is currently restricted.", "reason": "", "user_message_details": {}}}"#
+        for status in [403, 400, 200] {
+            let restricted = classify(status, body)
+            #expect(restricted.code == .accessRestricted, "HTTP \(status)")
+            #expect(!restricted.isRetryable)
+            #expect(restricted.message.contains("suspended or deleted") && restricted.message.contains("pixiv.net"))
+        }
+        let inUserMessage = #"{"error": {"user_message": "Your access is currently restricted.", "message": "", "reason": "", "user_message_details": {}}}"#
+        #expect(classify(403, inUserMessage).code == .accessRestricted)
+        // A rate limit stays a rate limit, and another 403 a bad request.
+        #expect(classify(403, Fixtures.rateLimitError).code == .rateLimited)
+        #expect(classify(403, #"{"error": {"user_message": "", "message": "forbidden", "reason": "", "user_message_details": {}}}"#).code == .badRequest)
+    }
+
     @Test func bodyPrefixIsCappedAndRedactable() {
         let long = String(repeating: "x", count: 1_000)
         #expect(classify(502, long).bodyPrefix?.count == 256)
