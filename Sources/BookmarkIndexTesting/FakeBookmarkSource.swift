@@ -46,6 +46,7 @@ public final class FakeBookmarkSource: BookmarkSource {
         /// Why each work that vanished did, by illust ID: its bookmarks are served as placeholders.
         var withheld: [Int: VanishReason] = [:]
         var nextBookmarkID = 1
+        var cursorMeaning = BookmarkCursorMeaning.lastOfThisPage
         var log: [Request] = []
         var scriptedFaults: [BookmarkSyncError] = []
         var faultRule: (@Sendable (RequestKind, Restrict) -> BookmarkSyncError?)?
@@ -157,7 +158,7 @@ public final class FakeBookmarkSource: BookmarkSource {
     /// now, whatever changes meanwhile (a cache serving a stale page).
     public func serveStaleFirstPage(of restrict: Restrict, times: Int = 1) {
         state.withLock { state in
-            let page = Self.page(state.lists[restrict] ?? [], after: nil, size: pageSize, withheld: state.withheld)
+            let page = Self.page(state.lists[restrict] ?? [], below: nil, size: pageSize, state: state)
             state.staleFirstPages[restrict] = (page, times)
         }
     }
@@ -190,17 +191,24 @@ public final class FakeBookmarkSource: BookmarkSource {
                 state.staleFirstPages[restrict]?.remaining -= 1
                 return stale.page
             }
-            return Self.page(state.lists[restrict] ?? [], after: nil, size: self.pageSize, withheld: state.withheld)
+            return Self.page(state.lists[restrict] ?? [], below: nil, size: self.pageSize, state: state)
         }
     }
 
-    /// The page after the bookmark whose ID is `token`; logged.
+    /// What the bookmark ID in a page's token names; ``BookmarkCursorMeaning/lastOfThisPage``
+    /// unless set. Tokens of one meaning are not valid under the other.
+    public var cursorMeaning: BookmarkCursorMeaning {
+        get { state.withLock { $0.cursorMeaning } }
+        set { state.withLock { $0.cursorMeaning = newValue } }
+    }
+
+    /// The page below the bookmark ID `token`; logged.
     public func nextPage(_ token: String, of restrict: Restrict) async throws -> BookmarkPage {
         guard let maxID = Int(token) else {
             throw BookmarkSyncError(.other, "FakeBookmarkSource: malformed page token \"\(token)\".")
         }
         return try await serve(.nextPage(token), restrict) { state in
-            Self.page(state.lists[restrict] ?? [], after: maxID, size: self.pageSize, withheld: state.withheld)
+            Self.page(state.lists[restrict] ?? [], below: maxID, size: self.pageSize, state: state)
         }
     }
 
@@ -237,10 +245,18 @@ public final class FakeBookmarkSource: BookmarkSource {
         return try result.get()
     }
 
-    private static func page(_ entries: [Entry], after maxID: Int?, size: Int, withheld: [Int: VanishReason]) -> BookmarkPage {
-        let rest = maxID.map { maxID in entries.filter { $0.bookmarkID < maxID } } ?? entries
+    /// The page below the cursor `maxID` (the whole list's top for `nil`), as Pixiv pages: by
+    /// bookmark ID, so works bookmarked meanwhile do not shift it.
+    private static func page(_ entries: [Entry], below maxID: Int?, size: Int, state: State) -> BookmarkPage {
+        let rest: [Entry]
+        switch (maxID, state.cursorMeaning) {
+        case (nil, _): rest = entries
+        case (let maxID?, .lastOfThisPage): rest = entries.filter { $0.bookmarkID < maxID }
+        case (let maxID?, .firstOfNextPage): rest = entries.filter { $0.bookmarkID <= maxID }
+        }
         let page = Array(rest.prefix(size))
-        let next = rest.count > size ? page.last.map { String($0.bookmarkID) } : nil
-        return BookmarkPage(illusts: page.map { served($0.illust, withheld) }, nextPage: next)
+        guard rest.count > size else { return BookmarkPage(illusts: page.map { served($0.illust, state.withheld) }, nextPage: nil) }
+        let cursor = state.cursorMeaning == .lastOfThisPage ? page[page.count - 1].bookmarkID : rest[size].bookmarkID
+        return BookmarkPage(illusts: page.map { served($0.illust, state.withheld) }, nextPage: String(cursor), nextPageBookmarkID: cursor)
     }
 }

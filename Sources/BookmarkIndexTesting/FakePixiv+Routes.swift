@@ -139,7 +139,8 @@ extension FakePixiv {
         var index = list.count - 1
         if let maxText = call.value("max_bookmark_id") {
             guard let max = Int(maxText) else { return Self.badRequest(#"{"max_bookmark_id":["invalid"]}"#) }
-            index = State.firstIndex(in: list, atLeast: max + 1) - 1
+            let below = state.cursorMeaning == .firstOfNextPage ? max.saturatingAdd(1) : max
+            index = State.firstIndex(in: list, atLeast: below) - 1
         }
         let tag = call.value("tag")
         var page: [Entry] = []
@@ -148,7 +149,10 @@ extension FakePixiv {
             let entry = list[index]
             index -= 1
             if let tag, !entry.tags.contains(tag) { continue }
-            if page.count == Self.pageSize { next = entry; break }
+            if page.count == Self.pageSize {
+                next = state.cursorMeaning == .firstOfNextPage ? entry : page.last
+                break
+            }
             page.append(entry)
         }
         var nextURL: Any = NSNull()

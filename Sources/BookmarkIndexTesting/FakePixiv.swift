@@ -12,7 +12,8 @@ import Synchronization
 /// either way.
 ///
 /// - Pagination as Pixiv: 30 per page, newest bookmark first; `next_url` carries
-///   `max_bookmark_id`, the bookmark ID of the first work of the next page.
+///   `max_bookmark_id`, the bookmark ID of the first work of the next page (or of this page's
+///   last, ``cursorMeaning``).
 /// - One work is in at most one list: bookmarking it again moves it to the top of the list it is
 ///   added to (possibly the other one).
 /// - Works the account can no longer see (``withhold(illustID:reason:)``, ``hide(illustID:)``,
@@ -80,6 +81,13 @@ public final class FakePixiv: HTTPTransport, Sendable {
         self.sleep = sleep
         self.state = Mutex(State(refreshToken: refreshToken))
         load(public: publicBookmarks, private: privateBookmarks)
+    }
+
+    /// What `max_bookmark_id` in a `next_url` names; ``BookmarkCursorMeaning/firstOfNextPage``
+    /// unless set (Pixiv does not document which it is).
+    public var cursorMeaning: BookmarkCursorMeaning {
+        get { state.withLock { $0.cursorMeaning } }
+        set { state.withLock { $0.cursorMeaning = newValue } }
     }
 
     // MARK: Account content
@@ -250,6 +258,7 @@ extension FakePixiv {
         /// Why each work the account can no longer see is withheld; the one source of truth.
         var withheld: [Int: PixivIllust.InvisibleReason] = [:]
         var nextBookmarkID = 1_000
+        var cursorMeaning = BookmarkCursorMeaning.firstOfNextPage
         var faults: [(Endpoint?, Fault)] = []
         var log: [LoggedRequest] = []
         var tokens: [String: Date] = [:]

@@ -34,10 +34,18 @@ public struct BookmarkPage: Sendable, Hashable {
     /// The opaque token for the next page, or `nil` on the last page. The engine persists it
     /// (`FullSyncCursor.nextPage`), so it must stay valid across a restart.
     public var nextPage: String?
+    /// The bookmark ID that bounds the next page, when the source knows it: Pixiv's
+    /// `max_bookmark_id` in `next_url`. Every bookmark on this page and above it has an ID at
+    /// least this, every one below at most this (whether it is the ID of this page's last
+    /// bookmark or of the next page's first). Bookmarking a work, again too, gives it an ID
+    /// above every other, so a delta that has read down to an ID a complete sync saw has met
+    /// every new bookmark. `nil`: a delta reads to the last page.
+    public var nextPageBookmarkID: Int?
 
     /// Creates a page.
-    public init(illusts: [BookmarkedIllustSnapshot], nextPage: String?) {
+    public init(illusts: [BookmarkedIllustSnapshot], nextPage: String?, nextPageBookmarkID: Int? = nil) {
         self.illusts = illusts
         self.nextPage = nextPage
+        self.nextPageBookmarkID = nextPageBookmarkID
     }
 }

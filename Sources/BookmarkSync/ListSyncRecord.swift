@@ -21,6 +21,9 @@ public struct ListSyncRecord: Sendable, Hashable {
     public var fullSyncCursor: FullSyncCursor?
     /// Where an interrupted delta goes on.
     var deltaCursor: DeltaCursor?
+    /// Where the next delta may stop: what the last complete sync proved; `nil` before the
+    /// first complete sync of this version (the next sync then walks the list in full).
+    var knownGround: KnownGround?
     /// Works the app unbookmarked, by illust ID, with when: the engine's tombstones.
     public var unbookmarkedInApp: [Int: Date] = [:]
     /// Works the app bookmarked since the list's last complete sync, by illust ID, with when.
@@ -89,7 +92,7 @@ public struct ListSyncRecord: Sendable, Hashable {
         init(record: ListSyncRecord) { self.record = record }
 
         private enum Key: String, CodingKey {
-            case cursor, delta, unbookmarked, bookmarked, pause, pacing
+            case cursor, delta, unbookmarked, bookmarked, pause, pacing, ground
         }
 
         /// Each part on its own: one that cannot be read, or holds values no engine writes, is
@@ -103,6 +106,7 @@ public struct ListSyncRecord: Sendable, Hashable {
             record.bookmarkedInApp = records(.bookmarked, in: container)
             record.pause = part(.pause, of: PauseCoding.self, in: container) { $0.pause.problem }?.pause
             record.pacing = part(.pacing, of: LearnedPacing.self, in: container) { $0.problem }
+            record.knownGround = part(.ground, of: KnownGround.self, in: container) { _ in nil }
         }
 
         /// The part under `key`; `nil` when there is none, or when it cannot be read or
@@ -145,6 +149,7 @@ public struct ListSyncRecord: Sendable, Hashable {
             if !record.bookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.bookmarkedInApp), forKey: .bookmarked) }
             try container.encodeIfPresent(record.pause.map(PauseCoding.init), forKey: .pause)
             try container.encodeIfPresent(record.pacing, forKey: .pacing)
+            try container.encodeIfPresent(record.knownGround, forKey: .ground)
         }
 
         /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.
@@ -187,17 +192,22 @@ public struct ListSyncRecord: Sendable, Hashable {
         var first: Int64?
         /// Version 2: the walk places its rows above the ones it has not seen.
         var above: Bool?
+        /// The known ground the walk leaves behind (from its first page).
+        var ground: KnownGround?
 
         init(_ cursor: FullSyncCursor) {
             (next, started, pages, order, first) = (cursor.nextPage, cursor.startedAt, cursor.pagesFetched, cursor.nextServerOrder, cursor.firstServerOrder)
             above = cursor.placesRowsAbove ? true : nil
+            ground = cursor.groundAfterFirstPage
         }
 
         var cursor: FullSyncCursor {
-            FullSyncCursor(
+            var cursor = FullSyncCursor(
                 nextPage: next, startedAt: started, pagesFetched: pages, nextServerOrder: order,
                 firstServerOrder: first, placesRowsAbove: above ?? false
             )
+            cursor.groundAfterFirstPage = ground
+            return cursor
         }
     }
 

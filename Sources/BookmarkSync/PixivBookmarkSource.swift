@@ -60,7 +60,16 @@ public struct PixivBookmarkSource: BookmarkSource {
     }
 
     private func page(_ page: BookmarksPage) -> BookmarkPage {
-        BookmarkPage(illusts: page.illusts.map(\.snapshot), nextPage: page.nextURL?.absoluteString)
+        BookmarkPage(
+            illusts: page.illusts.map(\.snapshot), nextPage: page.nextURL?.absoluteString,
+            nextPageBookmarkID: page.nextURL.flatMap(Self.maxBookmarkID)
+        )
+    }
+
+    /// The `max_bookmark_id` of a `next_url`, when it has one that is a number.
+    static func maxBookmarkID(in url: URL) -> Int? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == "max_bookmark_id" }?.value.flatMap { Int($0) }
     }
 
     private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {

@@ -84,7 +84,8 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
     }
 
     // Meanwhile, on the web: two new public bookmarks, and five works near the top of the list
-    // vanish, one for each reason Pixiv has. A delta sees all of it with one request.
+    // vanish, one for each reason Pixiv has. A delta sees all of it with two requests: the
+    // changed first page, and the next, whose cursor proves it has met every new bookmark.
     let vanishing = Array(pixiv.bookmarks(in: .public).prefix(FakePixiv.pageSize - 2).filter(\.isVisible).prefix(PixivIllust.InvisibleReason.allCases.count))
     for (work, reason) in zip(vanishing, PixivIllust.InvisibleReason.allCases) { pixiv.withhold(illustID: work.id, reason: reason) }
     var random = SeededRandom(seed: seed &+ 99)

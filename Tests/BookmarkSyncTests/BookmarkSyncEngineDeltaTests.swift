@@ -55,10 +55,12 @@ extension BookmarkSyncEngineTests {
 
 extension BookmarkSyncEngineTests {
     /// A work bookmarked again on the web moves to the top of Pixiv's list; a delta puts it
-    /// there too, with or without new works around it, still at one request.
-    @Test(arguments: [0, 2])
-    func aWorkBookmarkedAgainOnTheWebMovesToTheTop(newWorks: Int) async throws {
+    /// there too, with or without new works around it, in two requests: the changed first
+    /// page, then the next page, whose cursor proves known ground.
+    @Test(arguments: [0, 2], BookmarkCursorMeaning.allCases)
+    func aWorkBookmarkedAgainOnTheWebMovesToTheTop(newWorks: Int, meaning: BookmarkCursorMeaning) async throws {
         let h = try await Harness()
+        h.source.cursorMeaning = meaning
         await h.syncInFull(publicCount: 50)
         h.source.add([illust(7)], to: .public)  // again: now the newest
         h.source.add(illusts(1_000, count: newWorks), to: .public)
@@ -67,7 +69,7 @@ extension BookmarkSyncEngineTests {
 
         await h.engine.startAutoSync(for: .public)
         await h.run()
-        #expect(h.source.requests.count == 1)
+        #expect(h.source.requests.count == 2)
         #expect(await h.indexedIDs(.public) == h.serverIDs(.public))
     }
 }

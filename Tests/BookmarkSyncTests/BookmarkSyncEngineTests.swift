@@ -332,8 +332,11 @@ import Testing
         #expect(h.source.requests.count == made)
     }
 
-    @Test func sixtyFiveNewBookmarksCostExactlyThreeRequests() async throws {
+    /// 65 new works fill three pages; the fourth page's cursor proves known ground.
+    @Test(arguments: BookmarkCursorMeaning.allCases)
+    func sixtyFiveNewBookmarksCostFourRequests(meaning: BookmarkCursorMeaning) async throws {
         let h = try await Harness()
+        h.source.cursorMeaning = meaning
         await h.syncInFull(publicCount: 50)
         h.source.add(illusts(1_000, count: 65), to: .public)
         await h.clock.advance(by: 120)
@@ -342,7 +345,7 @@ import Testing
         await h.engine.startAutoSync(for: .public)
         await h.run()
         let kinds = h.source.requests.map(\.kind)
-        #expect(kinds.count == 3)
+        #expect(kinds.count == 4)
         #expect(kinds.first == .firstPage)
         #expect(await h.indexedIDs(.public) == h.serverIDs(.public), "new rows land on top in Pixiv's order")
     }

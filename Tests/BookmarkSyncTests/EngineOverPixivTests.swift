@@ -74,8 +74,10 @@ import Testing
         #expect(await h.store.metadata(for: .public).lastDeltaSync == h.clock.now)
     }
 
-    @Test func sixtyFiveNewBookmarksCostExactlyThreeRequests() async throws {
+    @Test(arguments: BookmarkCursorMeaning.allCases)
+    func sixtyFiveNewBookmarksCostFourRequests(meaning: BookmarkCursorMeaning) async throws {
         let h = try await PixivHarness()
+        h.pixiv.cursorMeaning = meaning
         h.pixiv.add(illusts(1, count: 50), to: .public)
         await h.engine.startAutoSync(for: .public)
         await h.run()
@@ -86,7 +88,7 @@ import Testing
         await h.engine.startAutoSync(for: .public)
         await h.run()
         let delta = h.requests(since: mark)
-        #expect(delta.count == 3, "30 new, 30 new, then a page holding known IDs")
+        #expect(delta.count == 4, "30 new, 30 new, 5 new, then the page whose cursor proves known ground")
         #expect(delta.allSatisfy { $0.endpoint == .bookmarks && $0.restrict == .public })
         #expect(await h.indexedIDs(.public) == h.pixiv.ids(in: .public), "new rows land on top in Pixiv's order")
         #expect(await h.store.count(in: .public) == 115)

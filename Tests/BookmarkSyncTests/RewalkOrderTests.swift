@@ -39,7 +39,9 @@ import Testing
         }
         let ids = Array(server[start..<min(start + 30, server.count)])
         let next = start + 30 < server.count ? "p\(start + 30)" : nil
-        state.apply(machine.pageFetched(BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next), index: state, now: now))
+        // Bookmark IDs are the illust IDs here (the server's lists are newest first, highest first).
+        let page = BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next, nextPageBookmarkID: next == nil ? nil : ids.last)
+        state.apply(machine.pageFetched(page, index: state, now: now))
     }
 
     /// What the feed must read after `walked` rows of `server` were walked: those rows, then
@@ -108,7 +110,8 @@ import Testing
         while machine.hasWork {
             now = step(&machine, &state, now: now) { fetch, m, s, at in serve(fetch, server: old, machine: &m, state: &s, now: at) }
         }
-        // 75 new bookmarks on the web: a delta needs three pages to reach known ground.
+        // 75 new bookmarks on the web: they fill three pages, and the fourth page's cursor
+        // proves known ground.
         let server = Array((61...135).reversed()) + old
         now += 3_600
         #expect(machine.request(.public, intent: .auto, index: state, now: now) == .started)
@@ -134,7 +137,7 @@ import Testing
                 serve(fetch, server: server, machine: &m, state: &s, now: at)
             }
         }
-        #expect(fetched == [.nextPage("p30", .public), .nextPage("p60", .public)])
+        #expect(fetched == [.nextPage("p30", .public), .nextPage("p60", .public), .nextPage("p90", .public)])
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == server)
     }
 }

@@ -16,12 +16,13 @@ import Testing
                 firstIndexedAt: seenAt, lastSeenAt: seenAt
             )))
         }
-        state.apply(.setMetadata(BookmarkIndexMetadata(lastFullSync: lastFullSync), for: .public))
+        state.apply(.setMetadata(withKnownGround(BookmarkIndexMetadata(lastFullSync: lastFullSync), publicIDs: publicIDs), for: .public))
         return state
     }
 
+    /// Pages whose bookmark IDs are their illust IDs, the cursor naming the page's last.
     private func page(_ ids: [Int], next: String?) -> BookmarkPage {
-        BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next)
+        BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next, nextPageBookmarkID: next == nil ? nil : ids.last)
     }
 
     /// On the web: 30 new bookmarks, then work 8 bookmarked again (it moves to the top). Page 1

@@ -15,12 +15,14 @@ import Testing
                 firstIndexedAt: seenAt ?? t0, lastSeenAt: seenAt ?? t0
             )))
         }
-        state.apply(.setMetadata(metadata, for: .public))
+        state.apply(.setMetadata(withKnownGround(metadata, publicIDs: publicIDs), for: .public))
         return state
     }
 
+    /// Pages whose bookmark IDs are their illust IDs (newer works have higher IDs here), the
+    /// cursor naming the page's last.
     private func page(_ ids: [Int], next: String?) -> BookmarkPage {
-        BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next)
+        BookmarkPage(illusts: ids.map { illust($0) }, nextPage: next, nextPageBookmarkID: next == nil ? nil : ids.last)
     }
 
     @Test func autoPicksFullWhenNeverSyncedOrAWeekOldAndDeltaOtherwise() {

@@ -1,6 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
-import BookmarkSync
+@testable import BookmarkSync
 import Foundation
 import Synchronization
 import Testing
@@ -191,4 +191,13 @@ struct VanishedWorksOracle {
         }
         return kept
     }
+}
+
+/// `metadata` as a complete sync of this version leaves it when it has a last full sync: with
+/// known ground at the highest of `publicIDs` (tests whose bookmark IDs are their illust IDs).
+func withKnownGround(_ metadata: BookmarkIndexMetadata, publicIDs: [Int]) -> BookmarkIndexMetadata {
+    guard metadata.lastFullSync != nil, metadata.syncState == nil else { return metadata }
+    var record = ListSyncRecord(metadata)
+    record.knownGround = .bookmarkID(publicIDs.max() ?? 0)
+    return record.stored(in: metadata)
 }

@@ -21,7 +21,7 @@ struct CLITests {
         #expect(result.output.contains("Top 15 tags, private (600 bookmarks)"))
         #expect(result.output.contains("オリジナル (original)"))
         #expect(result.output.contains("█"))
-        #expect(result.output.contains("Second sync of the public list (2 new on the web, 5 vanished): a delta, 1 request, 2 new bookmarks indexed."))
+        #expect(result.output.contains("Second sync of the public list (2 new on the web, 5 vanished): a delta, 2 requests, 2 new bookmarks indexed."))
         #expect(result.output.contains("syncing full"))
         // The works that vanished during the demo, with what the index kept of them.
         let vanished = try #require(result.output.components(separatedBy: "Vanished since the last sync").last)

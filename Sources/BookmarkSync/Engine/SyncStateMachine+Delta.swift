@@ -6,16 +6,19 @@ import Foundation
 struct DeltaCursor: Sendable, Hashable, Codable {
     private enum CodingKeys: String, CodingKey {
         case nextPage = "next", newestAtStart = "newest", newRows = "placed", startedAt = "started"
+        case groundAfterFirstPage = "ground"
     }
 
     /// The page to fetch next (Pixiv's `next_url` as given).
     var nextPage: String
-    /// The newest order in the list when the delta began: new rows go above it.
+    /// The newest order in the list when the delta began: the rows it reads go above it.
     var newestAtStart: Int64?
-    /// New rows placed so far.
+    /// Rows placed so far.
     var newRows: Int
     /// When the delta began: in-app records from before then are confirmed when it ends.
     var startedAt: Date
+    /// The known ground the delta leaves behind when it completes, from its first page.
+    var groundAfterFirstPage: KnownGround?
 }
 
 extension SyncStateMachine {
@@ -32,8 +35,11 @@ extension SyncStateMachine {
         }
     }
 
-    /// A delta's page: new rows on top in page order, known rows kept in place; the delta ends at
-    /// known ground a complete sync saw, or at the last page.
+    /// A delta's page: its rows on top of the list in page order (new works, works bookmarked
+    /// again and known works alike: the pages a delta reads are the top of Pixiv's list, and
+    /// every row below them was placed by an earlier sync); the delta ends once a page's cursor
+    /// reaches the known ground the last complete sync proved (``KnownGround``), or at the last
+    /// page. A work the other list holds leaves it (Pixiv keeps one bookmark per work).
     ///
     /// - Returns: whether the delta is finished.
     mutating func deltaPage(
@@ -44,56 +50,38 @@ extension SyncStateMachine {
         guard var delta = job.delta else { preconditionFailure("a delta job always has its cursor") }
         // This page's batch saves the delta's own position over any rejected one.
         memory[restrict]?.cursorRejected = false
+        let isFirstPage = delta.groundAfterFirstPage == nil
+        if isFirstPage { delta.groundAfterFirstPage = KnownGround(afterFirstPage: page) }
         let tombstoned = record.unbookmarkedInApp
-        let recordedInApp = record.bookmarkedInApp
-        // Known ground is a row a *complete* sync saw. Rows an interrupted delta wrote, or the
-        // app recorded, since then are not: stopping at them could leave the works below them
-        // (fetched by no one yet) out until the next full walk.
-        let completed = max(metadata.lastFullSync ?? .distantPast, metadata.lastDeltaSync ?? .distantPast)
-        func knownGround(_ key: BookmarkKey) -> IndexedBookmark? {
-            guard let existing = index.bookmark(for: key), existing.lastSeenAt <= completed,
-                  recordedInApp[key.illustID] == nil else { return nil }
-            return existing
-        }
-        // Rows from the top of the page down to the last one that is new, unconfirmed or out of
-        // order (a work bookmarked again on the web moves to the top) are placed on top in page
-        // order; the known rows below them keep their places.
-        var lastToPlace = -1
-        var keptOrderBelow = Int64.min
-        for (position, illust) in page.illusts.enumerated().reversed() {
+        let illusts = page.illusts.filter { tombstoned[$0.id] == nil }
+        // A first page that is the index's top as it stands (nothing changed) keeps its orders.
+        let unchanged = isFirstPage && delta.newRows == 0
+            && index.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all), limit: illusts.count).map(\.illust.id) == illusts.map(\.id)
+        let moves = MovesBetweenLists(into: restrict, index: index)
+        for illust in illusts {
             let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-            if tombstoned[key.illustID] != nil { continue }
-            if let known = knownGround(key), known.serverOrder > keptOrderBelow {
-                keptOrderBelow = known.serverOrder
-            } else if lastToPlace < 0 {
-                lastToPlace = position
-            }
-        }
-        var sawKnown = false
-        for (position, illust) in page.illusts.enumerated() {
-            let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-            // A tombstoned work is skipped, and is no sign the delta has reached known ground:
-            // the app may have unbookmarked a work the index never held.
-            if tombstoned[key.illustID] != nil { continue }
+            let existing = index.bookmark(for: key)
             let order: Int64
-            if let known = knownGround(key), position > lastToPlace {
-                // Known ground in its place: the delta has reached what it knew.
-                sawKnown = true
-                order = known.serverOrder
+            if unchanged, let existing {
+                order = existing.serverOrder
             } else {
                 order = ServerOrder.deltaOrder(index: delta.newRows, above: delta.newestAtStart)
                 delta.newRows = delta.newRows.saturatingAdd(1)
             }
             changes.append(.upsert(IndexedBookmark(
                 illust: illust, restrict: restrict, serverOrder: order,
-                firstIndexedAt: index.bookmark(for: key)?.firstIndexedAt ?? now, lastSeenAt: now
+                firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
             )))
+            changes += moves.removal(of: illust.id)
             job.latest = illust
         }
-        guard !sawKnown, let token = page.nextPage else {
+        let reachedGround = record.knownGround.map { $0.isReached(by: page) } ?? (page.nextPage == nil)
+        guard !reachedGround, let token = page.nextPage else {
             metadata.lastDeltaSync = now
             forgetRecordings(&record, before: delta.startedAt)
             record.deltaCursor = nil
+            // The proof's ground moves up to the new top: the next unchanged delta is one request.
+            record.knownGround = delta.groundAfterFirstPage
             return true
         }
         delta.nextPage = token

@@ -42,7 +42,9 @@ extension SyncStateMachine {
         guard var walk = job.walk else { preconditionFailure("a full job always has a walk") }
         // This page's batch saves the walk's own cursor over any rejected one.
         memory[restrict]?.cursorRejected = false
+        if walk.groundAfterFirstPage == nil { walk.groundAfterFirstPage = KnownGround(afterFirstPage: page) }
         let tombstoned = record.unbookmarkedInApp
+        let moves = MovesBetweenLists(into: restrict, index: index)
         var seen = Set<Int>()
         for illust in page.illusts {
             let key = BookmarkKey(illustID: illust.id, restrict: restrict)
@@ -52,6 +54,7 @@ extension SyncStateMachine {
                 illust: illust, restrict: restrict, serverOrder: walk.nextServerOrder,
                 firstIndexedAt: index.bookmark(for: key)?.firstIndexedAt ?? now, lastSeenAt: now
             )))
+            changes += moves.removal(of: illust.id)
             walk.nextServerOrder = walk.nextServerOrder.saturatingAdd(-1)
             job.latest = illust
         }
@@ -68,6 +71,7 @@ extension SyncStateMachine {
             changes.append(.remove(row.key))
         }
         record.fullSyncCursor = nil
+        record.knownGround = walk.groundAfterFirstPage
         metadata.lastFullSync = now
         record.unbookmarkedInApp = record.unbookmarkedInApp.filter { $0.value >= walk.startedAt }
         forgetRecordings(&record, before: walk.startedAt)

@@ -4,7 +4,9 @@ import Foundation
 extension SyncStateMachine {
     /// The app bookmarked `illust` (the POST already succeeded): the row to write, on top of
     /// its list or in its place when already there, and the list's metadata recording it (not
-    /// ground a sync confirmed) and lifting any tombstone.
+    /// ground a sync confirmed) and lifting any tombstone. A work the other list holds moves:
+    /// its row there goes, under a tombstone, so that a page of the other list fetched before
+    /// Pixiv saw the move cannot bring it back.
     func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
         let key = BookmarkKey(illustID: illust.id, restrict: restrict)
         let metadata = index.metadata(for: restrict)
@@ -13,13 +15,16 @@ extension SyncStateMachine {
         record.bookmarkedInApp[illust.id] = now
         let existing = index.bookmark(for: key)
         let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
-        return [
+        var changes: [BookmarkChange] = [
             .upsert(IndexedBookmark(
                 illust: illust, restrict: restrict, serverOrder: order,
                 firstIndexedAt: existing?.firstIndexedAt ?? now, lastSeenAt: now
             )),
             .setMetadata(record.stored(in: metadata), for: restrict),
         ]
+        let other = BookmarkKey(illustID: illust.id, restrict: restrict == .public ? .private : .public)
+        if index.contains(other) { changes += recordUnbookmark(other, index: index, now: now) }
+        return changes
     }
 
     /// The app removed the bookmark `key`: the change to write, and a tombstone in the list's

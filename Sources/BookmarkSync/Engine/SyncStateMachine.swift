@@ -222,7 +222,9 @@ struct SyncStateMachine: Sendable {
             }
             return .run(.full)
         case .auto:
-            guard walkCursor == nil, let lastFull = metadata.lastFullSync,
+            // Without known ground (no complete sync of this version yet), no delta can prove
+            // it has met every new bookmark: the list is walked once.
+            guard walkCursor == nil, let lastFull = metadata.lastFullSync, record.knownGround != nil,
                   now.timeIntervalSince(lastFull) <= configuration.fullSyncMaxAge
             else { return .run(.full) }
             // An interrupted delta goes on, whenever it is asked for.

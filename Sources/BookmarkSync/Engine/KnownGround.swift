@@ -1,0 +1,58 @@
+import Foundation
+
+/// Where a delta has met every bookmark the last complete sync did not see, proved by the
+/// bookmark IDs in Pixiv's cursors (``BookmarkPage/nextPageBookmarkID``), never by an illust ID.
+///
+/// Pixiv gives every bookmark an ID, and a new one, above every other, each time a work is
+/// bookmarked (again too: it moves to the top). A complete sync placed every bookmark the list
+/// held when its first page was read, so every bookmark it did not see has an ID above that
+/// page's cursor. A delta that has read down to a page whose cursor is at most that ID has read
+/// every bookmark above it, whatever mix of new, moved and known works its pages held; and it
+/// holds whether the cursor names the page's last bookmark or the next page's first.
+enum KnownGround: Sendable, Hashable {
+    /// Every bookmark with an ID at most this one was placed by a complete sync.
+    case bookmarkID(Int)
+    /// No ID proves it (the list fit on one page, or the source gives no IDs): a delta reads to
+    /// the last page.
+    case lastPage
+
+    /// The ground a complete sync whose first page was `page` leaves behind.
+    init(afterFirstPage page: BookmarkPage) {
+        if page.nextPage != nil, let id = page.nextPageBookmarkID {
+            self = .bookmarkID(id)
+        } else {
+            self = .lastPage
+        }
+    }
+
+    /// Whether a delta that has just read `page` has reached this ground.
+    func isReached(by page: BookmarkPage) -> Bool {
+        guard page.nextPage != nil else { return true }
+        guard case .bookmarkID(let ground) = self, let cursor = page.nextPageBookmarkID else { return false }
+        return cursor <= ground
+    }
+}
+
+extension KnownGround: Codable {
+    private enum CodingKeys: String, CodingKey { case id, last }
+
+    /// `{"id": 123}` or `{"last": true}`.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let id = try container.decodeIfPresent(Int.self, forKey: .id) {
+            self = .bookmarkID(id)
+        } else if try container.decodeIfPresent(Bool.self, forKey: .last) == true {
+            self = .lastPage
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "known ground is {\"id\": n} or {\"last\": true}"))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .bookmarkID(let id): try container.encode(id, forKey: .id)
+        case .lastPage: try container.encode(true, forKey: .last)
+        }
+    }
+}
