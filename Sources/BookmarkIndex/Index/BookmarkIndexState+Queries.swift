@@ -32,10 +32,12 @@ extension BookmarkIndexState {
     /// Served entirely from memory, so a filtered feed is never sparse. Complexity: with
     /// ``BookmarkFilter/allOf`` tags, O(p) for p the postings of the rarest named tag, plus
     /// O(m log(offset + limit)) to order the m matches; with only ``BookmarkFilter/anyOf`` tags,
-    /// O(postings of those tags); a filter naming no tag to select by walks the list in order and
-    /// stops after `offset + limit` matches, except that one asking for vanished works only reads
-    /// just those (O(v log v) for v of them). Only the postings of the tags the filter names are
-    /// read.
+    /// O(postings of those tags); a filter naming no tag but a ``BookmarkFilter/text`` scans the
+    /// list's folded titles and artist names once (kept from the first text query after a write
+    /// to the next write, which builds them in O(n)), then orders the m matches; any other
+    /// filter naming no tag to select by walks the list in order and stops after
+    /// `offset + limit` matches, except that one asking for vanished works only reads just those
+    /// (O(v log v) for v of them). Only the postings of the tags the filter names are read.
     public func bookmarks(
         in restrict: Restrict,
         matching filter: BookmarkFilter = .all,
@@ -174,6 +176,8 @@ struct QueryPlan {
     var anyOf: [Postings] = []
     var excluded: [Postings] = []
     var text: TextMatcher?
+    /// The candidates are exactly the rows the text matches: no row need be matched again.
+    var candidatesMatchText = false
     var visibility: BookmarkFilter.Visibility
     /// The list, for the text of the rows a text filter reads.
     var list: ListIndex
@@ -197,6 +201,10 @@ struct QueryPlan {
             candidates = Self.union(rarest)
         } else if !filter.anyOf.isEmpty {
             candidates = Self.union(anyOf)
+        } else if let text {
+            // One scan of the list's folded texts rather than a match per row.
+            candidates = list.textSearch.index(of: list).slots(containing: text.needle)
+            candidatesMatchText = true
         } else if filter.visibility == .vanished {
             // Vanished works are few: test them rather than walk the list.
             candidates = list.vanishedSlots.slots
@@ -216,7 +224,7 @@ struct QueryPlan {
         for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
         if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
         if excluded.contains(where: { $0.contains(slot) }) { return false }
-        if let text {
+        if let text, !candidatesMatchText {
             return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
         }
         return true

@@ -39,6 +39,8 @@ struct ListIndex: Sendable {
     /// name the list's rows carry most.
     private(set) var refCounts: [Int32] = []
     private(set) var order = OrderList()
+    /// The folded titles and artist names, for text queries; replaced by every batch.
+    private(set) var textSearch = TextSearchCache()
 
     var count: Int { slotByIllust.count }
     /// Rows of works that vanished from Pixiv.
@@ -215,6 +217,7 @@ struct ListIndex: Sendable {
     /// Restores the order list's invariants after a batch of writes, and packs the arenas once
     /// they are mostly garbage.
     mutating func finishBatch() {
+        textSearch = TextSearchCache()
         let slots = self.slots
         order.normalize(liveCount: count) { entry in
             let row = slots[Int(entry.slot)]
