@@ -50,20 +50,20 @@ struct PixivBodyTarget: FuzzTarget {
     }
 
     private func expectPixivError(_ body: @escaping @Sendable () async throws -> Void) {
-        do {
-            try blocking(body)
-        } catch is PixivError {
-        } catch {
-            broken("the client threw \(type(of: error)), not a PixivError: \(error)")
-        }
+        expect(PixivError.self, from: "the client", body)
     }
 
     private func expectSyncError(_ body: @escaping @Sendable () async throws -> Void) {
+        expect(BookmarkSyncError.self, from: "the bookmark source", body)
+    }
+
+    /// Runs `body`; an error other than `Expected` is a broken promise.
+    private func expect<Expected: Error>(_: Expected.Type, from what: String, _ body: @escaping @Sendable () async throws -> Void) {
         do {
             try blocking(body)
-        } catch is BookmarkSyncError {
+        } catch is Expected {
         } catch {
-            broken("the bookmark source threw \(type(of: error)), not a BookmarkSyncError: \(error)")
+            broken("\(what) threw \(type(of: error)), not a \(Expected.self): \(error)")
         }
     }
 

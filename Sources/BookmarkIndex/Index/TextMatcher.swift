@@ -47,7 +47,8 @@ final class TextMatcher {
         guard mayMatchFolded else { return false }
         scratch.removeAll(keepingCapacity: true)
         Self.fold(text, into: &scratch)
-        return scratch.withUnsafeBufferPointer { Self.contains($0, needle) }
+        // Folded text has no upper-case ASCII letter left: the same search serves.
+        return scratch.withUnsafeBufferPointer { Self.containsASCIIFolded($0, needle) }
     }
 
     /// Whether `text` holds one of ``scalarsFoldingToASCII`` (UTF-8 `C4 B0` or `E2 84 AA`).
@@ -148,21 +149,6 @@ final class TextMatcher {
                     if offset == count { return true }
                 }
                 start += 1
-            }
-            return false
-        }
-    }
-
-    /// Whether `text` contains `needle`, byte for byte.
-    private static func contains(_ text: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-        let count = needle.count
-        guard text.count >= count else { return false }
-        return needle.withUnsafeBufferPointer { needle in
-            let first = needle[0]
-            for start in 0...(text.count - count) where text[start] == first {
-                var offset = 1
-                while offset < count && text[start + offset] == needle[offset] { offset += 1 }
-                if offset == count { return true }
             }
             return false
         }
