@@ -40,6 +40,8 @@ extension VanishReason {
         case .sanityLimited: self = .sanityLimited
         case .unviewable: self = .unviewable
         case .unknown: self = .unknown
+        case .hiddenByR18Setting: self = .hiddenByR18Setting
+        case .hiddenByR18GSetting: self = .hiddenByR18GSetting
         }
     }
 
@@ -51,6 +53,8 @@ extension VanishReason {
         case .sanityLimited: .sanityLimited
         case .unviewable: .unviewable
         case .unknown: .unknown
+        case .hiddenByR18Setting: .hiddenByR18Setting
+        case .hiddenByR18GSetting: .hiddenByR18GSetting
         }
     }
 }

@@ -83,7 +83,7 @@ func runDemo(_ arguments: ParsedArguments) async throws -> Int32 {
         print("  \(Terminal.accent(bookmark.key.description))  \(Terminal.fit(bookmark.illust.title, columns: 30)) \(bookmark.illust.artistName)")
     }
 
-    // Meanwhile, on the web: two new public bookmarks, and five works near the top of the list
+    // Meanwhile, on the web: two new public bookmarks, and seven works near the top of the list
     // vanish, one for each reason Pixiv has. A delta sees all of it with two requests: the
     // changed first page, and the next, whose cursor proves it has met every new bookmark.
     let vanishing = Array(pixiv.bookmarks(in: .public).prefix(FakePixiv.pageSize - 2).filter(\.isVisible).prefix(PixivIllust.InvisibleReason.allCases.count))

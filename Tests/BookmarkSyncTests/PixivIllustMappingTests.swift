@@ -26,7 +26,7 @@ import Testing
         #expect(invisible.count > 5)
         #expect(invisible.contains { $0.id == works[3].id })
         #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.totalBookmarks == 0 && $0.width == 100 && $0.height == 100 })
-        #expect(Set(invisible.compactMap(\.thumbnailURL)) == Set(PixivIllust.InvisibleReason.allCases.map(FakePixiv.placeholderImageURL(for:))))
+        #expect(Set(invisible.compactMap(\.thumbnailURL)) == Set(SyntheticBookmarks.invisibleKinds.map(FakePixiv.placeholderImageURL(for:))))
         #expect(invisible.contains { $0.artistID == 0 } && invisible.contains { $0.artistID != 0 && $0.thumbnailURL == FakePixiv.placeholderImageURL },
                 "both deleted and unknown works")
         #expect(snapshots.contains { $0.type == .manga } && snapshots.contains { $0.pageCount > 1 })

@@ -21,11 +21,11 @@ struct CLITests {
         #expect(result.output.contains("Top 15 tags, private (600 bookmarks)"))
         #expect(result.output.contains("オリジナル (original)"))
         #expect(result.output.contains("█"))
-        #expect(result.output.contains("Second sync of the public list (2 new on the web, 5 vanished): a delta, 2 requests, 2 new bookmarks indexed."))
+        #expect(result.output.contains("Second sync of the public list (2 new on the web, 7 vanished): a delta, 2 requests, 2 new bookmarks indexed."))
         #expect(result.output.contains("syncing full"))
         // The works that vanished during the demo, with what the index kept of them.
         let vanished = try #require(result.output.components(separatedBy: "Vanished since the last sync").last)
-        for reason in ["deleted", "My pixiv only", "sanity-limited", "unviewable", "unknown"] {
+        for reason in ["deleted", "My pixiv only", "sanity-limited", "unviewable", "unknown", "R-18 setting", "R-18G setting"] {
             #expect(vanished.contains(reason), "\(reason)")
         }
         #expect(vanished.contains("-public  ") && vanished.contains("bookmarks list --vanished"))
@@ -39,8 +39,8 @@ struct CLITests {
         // The five that vanished during the demo kept their content and got a date; the rest
         // were placeholders when the demo first synced.
         let kept = rows.filter { $0["vanishedAt"] is String }
-        #expect(kept.count == 5)
-        #expect(Set(kept.compactMap { $0["vanishReason"] as? String }) == ["deleted", "myPixivOnly", "sanityLimited", "unviewable", "unknown"])
+        #expect(kept.count == 7, "one for each reason Pixiv has")
+        #expect(Set(kept.compactMap { $0["vanishReason"] as? String }) == ["deleted", "myPixivOnly", "sanityLimited", "unviewable", "unknown", "hiddenByR18Setting", "hiddenByR18GSetting"])
         #expect(kept.allSatisfy { !(($0["title"] as? String) ?? "").isEmpty && !(($0["artistName"] as? String) ?? "").isEmpty && !(($0["tags"] as? [Any]) ?? []).isEmpty })
         #expect(rows.filter { !($0["vanishedAt"] is String) }.allSatisfy { ($0["title"] as? String) == "" })
 
@@ -145,7 +145,7 @@ struct CLITests {
         #expect(text.contains(",deleted,20"), "a vanished work's reason and date")
 
         let vanished = try lines.compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.filter { $0["vanishReason"] is String }
-        #expect(vanished.count > 5 && vanished.filter { $0["vanishedAt"] is String }.count == 5, "the five that vanished during the demo, and placeholders")
+        #expect(vanished.count > 5 && vanished.filter { $0["vanishedAt"] is String }.count == 7, "the five that vanished during the demo, and placeholders")
     }
 
     /// The store schema-1 code wrote (Tests/BookmarkIndexTests/Fixtures/schema1-account): the
@@ -176,7 +176,7 @@ struct CLITests {
         let compact = try await CLI.run(["compact", "--store", directory.path])
         #expect(compact.status == 0, "\(compact.error)")
         let migrated = try await CLI.run(["verify", "--store", directory.path])
-        #expect(migrated.status == 0 && migrated.output.contains("schema          3"), "\(migrated.output)")
+        #expect(migrated.status == 0 && migrated.output.contains("schema          4"), "\(migrated.output)")
     }
 
     @Test func verifyReportsAGoodAndADamagedStore() async throws {

@@ -60,6 +60,7 @@ import Testing
         .deleted: "limit_unknown_360.png", .myPixivOnly: "limit_mypixiv_360.png",
         .sanityLimited: "limit_sanity_level_360.png", .unviewable: "limit_unviewable_360.png",
         .unknown: "limit_unknown_360.png",
+        .hiddenByR18Setting: "limit_r18_360.png", .hiddenByR18GSetting: "limit_r18g_360.png",
     ]
 
     @Test(arguments: PixivIllust.InvisibleReason.allCases)

@@ -16,6 +16,8 @@ import Testing
         .sanityLimited: "https://s.pximg.net/common/images/limit_sanity_level_360.png",
         .unviewable: "https://s.pximg.net/common/images/limit_unviewable_360.png",
         .unknown: "https://s.pximg.net/common/images/limit_unknown_360.png",
+        .hiddenByR18Setting: "https://s.pximg.net/common/images/limit_r18_360.png",
+        .hiddenByR18GSetting: "https://s.pximg.net/common/images/limit_r18g_360.png",
     ]
 
     /// The kind a generated snapshot says it is, read the way Pixiv's data says it.
@@ -24,6 +26,8 @@ import Testing
         case placeholders[.myPixivOnly]: .myPixivOnly
         case placeholders[.sanityLimited]: .sanityLimited
         case placeholders[.unviewable]: .unviewable
+        case placeholders[.hiddenByR18Setting]: .hiddenByR18Setting
+        case placeholders[.hiddenByR18GSetting]: .hiddenByR18GSetting
         case placeholders[.unknown]: work.artistID == 0 ? .deleted : .unknown
         default: nil
         }
@@ -118,6 +122,7 @@ import Testing
     /// The index's word for each kind, spelled out.
     private static let vanishReasons: [PixivIllust.InvisibleReason: VanishReason] = [
         .deleted: .deleted, .myPixivOnly: .myPixivOnly, .sanityLimited: .sanityLimited, .unviewable: .unviewable, .unknown: .unknown,
+        .hiddenByR18Setting: .hiddenByR18Setting, .hiddenByR18GSetting: .hiddenByR18GSetting,
     ]
 
     @Test func aSnapshotsReasonSaysItsKind() async throws {
@@ -134,7 +139,7 @@ import Testing
         let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
         let served = try await client.userBookmarks(userID: 9, restrict: .private).illusts
         #expect(served.map(\.invisibleReason) == PixivIllust.InvisibleReason.allCases + [.deleted, .unknown])
-        #expect(pixiv.bookmarks(in: .private).prefix(5).map(\.thumbnailURL) == PixivIllust.InvisibleReason.allCases.map { Self.placeholders[$0] })
+        #expect(pixiv.bookmarks(in: .private).prefix(PixivIllust.InvisibleReason.allCases.count).map(\.thumbnailURL) == PixivIllust.InvisibleReason.allCases.map { Self.placeholders[$0] })
     }
 
     @Test func theDemoAccountHasEveryKind() async throws {
@@ -146,7 +151,7 @@ import Testing
             let invisible = works.filter { !$0.isVisible }
             let kinds = invisible.map(Self.kind(of:))
             #expect(Array(kinds.prefix(5)) == SyntheticBookmarks.invisibleKinds, "the kinds take turns, newest first")
-            #expect(Set(kinds) == Set(PixivIllust.InvisibleReason.allCases))
+            #expect(Set(kinds) == Set(SyntheticBookmarks.invisibleKinds))
             #expect(invisible.map(\.vanishReason) == kinds.map { $0.flatMap { Self.vanishReasons[$0] } }, "each says its kind as its reason too")
             #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.width == 100 && $0.height == 100 && $0.artistName.isEmpty })
         }
@@ -160,7 +165,7 @@ import Testing
             served += page.illusts
         }
         let reasons = Dictionary(grouping: served.compactMap(\.invisibleReason), by: { $0 }).mapValues(\.count)
-        #expect(Set(reasons.keys) == Set(PixivIllust.InvisibleReason.allCases))
+        #expect(Set(reasons.keys) == Set(SyntheticBookmarks.invisibleKinds))
         #expect(reasons.values.reduce(0, +) == publicWorks.filter { !$0.isVisible }.count)
     }
 }

@@ -46,9 +46,14 @@ public struct JournalMigrationPlan: Sendable {
     /// the index (``BookmarkIndexMetadata/syncState``): the step from schema 2 moves a metadata
     /// record's `cursor`, `unbookmarked`, `bookmarked` and `pause`, as they are, into
     /// `sync: {"v": 1, "state": {…}}`, the engine's record at version 1.
+    ///
+    /// Schema 4 adds two reasons a work vanished, ``VanishReason/hiddenByR18Setting`` and
+    /// ``VanishReason/hiddenByR18GSetting``, which a library reading schema 3 would not know: the
+    /// step from schema 3 changes no record, and the new version keeps such a library from
+    /// opening a journal that may hold them.
     public static let production = JournalMigrationPlan(
         currentVersion: BookmarkIndexMetadata.currentSchemaVersion,
-        steps: [.recordingWhyWorksVanished, .keepingSyncStateOpaque]
+        steps: [.recordingWhyWorksVanished, .keepingSyncStateOpaque, .addingAgeSettingReasons]
     )
 }
 
@@ -89,6 +94,9 @@ extension JournalMigrationPlan.Step {
             record["metadata"]?["sync"] = .object(["v": .int(1), "state": .object(state)])
         }
     }
+
+    /// Schema 3 → 4: no record changes; schema 4 only adds reasons a vanished work may have.
+    static let addingAgeSettingReasons = JournalMigrationPlan.Step(from: 3) { _ in }
 
     /// Why a step could not migrate a record.
     struct StepFailure: Error, CustomStringConvertible {

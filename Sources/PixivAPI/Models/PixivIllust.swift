@@ -174,6 +174,11 @@ extension PixivIllust {
         /// (`user.id` not 0), a `limit_` file name this client does not know, or
         /// `visible: false` with no placeholder at all.
         case unknown
+        /// The signed-in user's own age setting hides this R-18 work: `limit_r18_360.png`. It is
+        /// still bookmarked, and shows again once the user turns on R-18 display on pixiv.net.
+        case hiddenByR18Setting
+        /// The same for an R-18G work: `limit_r18g_360.png`; R-18G display on pixiv.net shows it.
+        case hiddenByR18GSetting
     }
 }
 
@@ -191,6 +196,8 @@ extension PixivIllust.InvisibleReason {
         case .myPixivOnly: "mypixiv"
         case .sanityLimited: "sanity_level"
         case .unviewable: "unviewable"
+        case .hiddenByR18Setting: "r18"
+        case .hiddenByR18GSetting: "r18g"
         }
     }
 
@@ -220,6 +227,10 @@ extension PixivIllust.InvisibleReason {
             self = .sanityLimited
         } else if names("unviewable") {
             self = .unviewable
+        } else if names("r18") {
+            self = .hiddenByR18Setting
+        } else if names("r18g") {
+            self = .hiddenByR18GSetting
         } else if names("unknown") && userID == 0 {
             self = .deleted
         } else {

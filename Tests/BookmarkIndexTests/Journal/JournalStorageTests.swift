@@ -35,7 +35,7 @@ struct JournalStorageTests {
         #expect(lines.count == 3)
         let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
         #expect(objects[0]["format"] as? String == "bookmark-index-journal")
-        #expect(objects[0]["schema"] as? Int == 3)
+        #expect(objects[0]["schema"] as? Int == BookmarkIndexMetadata.currentSchemaVersion)
         #expect(objects[1]["seq"] as? Int == 1)
         #expect(objects[2]["seq"] as? Int == 2)
         #expect((objects[1]["changes"] as? [Any])?.count == 3)
@@ -308,7 +308,7 @@ struct JournalStorageTests {
         try await journal.append(generatedBatch(first: 1, count: 4))
         try await journal.append(generatedBatch(first: 10, count: 2, restrict: .private))
         let report = try await journal.journalReport()
-        #expect(report.schemaVersion == 3)
+        #expect(report.schemaVersion == BookmarkIndexMetadata.currentSchemaVersion)
         #expect(report.batches == 2)
         #expect(report.livePublicBookmarks == 4)
         #expect(report.livePrivateBookmarks == 2)

@@ -35,7 +35,7 @@ struct Schema1MigrationTests {
     func options(fileSystem: any JournalFileSystem = PosixFileSystem()) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
         options.snapshotMinimumBytes = 0
-        #expect(options.migrations.currentVersion == 3)
+        #expect(options.migrations.currentVersion == 4)
         return options
     }
 
@@ -86,12 +86,12 @@ struct Schema1MigrationTests {
 
         // The journal on disk is schema 2, with a new snapshot of its own.
         let migrated = directory.journalBytes()
-        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":3"#) == true)
+        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":4"#) == true)
         #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
         let snapshot = try #require(snapshotBytes(directory))
         #expect(snapshot != Self.originalSnapshot)
         let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
-        #expect(coverage.schemaVersion == 3 && coverage.length == migrated.count)
+        #expect(coverage.schemaVersion == 4 && coverage.length == migrated.count)
 
         // It opens without migrating, from the new snapshot, with every value intact.
         let reopened = try await JournalStorage.open(directory: directory.url, options: options())
@@ -101,7 +101,7 @@ struct Schema1MigrationTests {
         try await reopened.close()
 
         let report = try await JournalStorage.verify(directory: directory.url)
-        #expect(report.isHealthy && report.schemaVersion == 3)
+        #expect(report.isHealthy && report.schemaVersion == 4)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
         #expect(report.snapshot?.notUsedBecause == nil && report.snapshot?.agreesWithJournal == true)
     }
@@ -174,7 +174,7 @@ struct Schema1MigrationTests {
             let onDisk = directory.journalBytes()
             let isOld = onDisk == Self.original
             let header = String(decoding: onDisk.prefix { $0 != 0x0A }, as: UTF8.self)
-            #expect(isOld || header.contains(#""schema":3"#), "crash at step \(step): neither the old nor a new journal")
+            #expect(isOld || header.contains(#""schema":4"#), "crash at step \(step): neither the old nor a new journal")
             outcomes.insert(isOld ? "old" : "new")
             for open in 1...2 {
                 let journal = try await JournalStorage.open(directory: directory.url, options: options())
