@@ -19,7 +19,8 @@ public struct FullSyncCursor: Sendable, Hashable {
     /// this version), so that rows below its orders are the ones it has not seen; `false` for
     /// walks begun by earlier versions, which placed them below the oldest.
     public var placesRowsAbove: Bool
-    /// The known ground the walk leaves behind when it completes, from its first page.
+    /// The known ground the walk leaves behind when it completes: from its first page, lowered
+    /// past a transient placeholder (``KnownGround/after(_:current:now:)``).
     var groundAfterFirstPage: KnownGround?
 
     /// Creates a cursor.

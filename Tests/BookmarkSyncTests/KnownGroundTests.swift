@@ -26,7 +26,8 @@ import Testing
         await h.engine.startAutoSync(for: .private)
         await h.run()
         for restrict in Restrict.allCases {
-            #expect(await h.indexedIDs(restrict) == h.pixiv.ids(in: restrict), "\(restrict)", sourceLocation: sourceLocation)
+            let indexed = await h.indexedIDs(restrict), truth = h.pixiv.ids(in: restrict)
+            #expect(indexed == truth, "\(restrict): \(indexed.prefix(50)) vs \(truth.prefix(50))", sourceLocation: sourceLocation)
         }
     }
 
@@ -133,5 +134,32 @@ import Testing
             }
             await deltasMatchPixiv(h)
         }
+    }
+
+    /// A work posted minutes ago that Pixiv sends as a sanity-level placeholder (which can be
+    /// transient: the work shows some minutes later) is read again by the next delta, even
+    /// below page 1; an old work's sanity placeholder is final, and costs nothing more.
+    @Test func aFreshSanityPlaceholderIsReadAgainByTheNextDelta() async throws {
+        let h = try await synced(publicCount: 100, meaning: .firstOfNextPage)
+        var fresh = illust(8_000)
+        fresh.createDate = h.clock.now - 300
+        let old = illust(8_100)
+        h.pixiv.add([old, fresh], to: .public)
+        h.pixiv.withhold(illustID: 8_000, reason: .sanityLimited)
+        h.pixiv.withhold(illustID: 8_100, reason: .sanityLimited)
+        h.pixiv.add(illusts(8_001, count: 40), to: .public)  // both on page 2 now
+        await deltasMatchPixiv(h)
+        #expect(await h.store.bookmark(for: BookmarkKey(illustID: 8_000, restrict: .public))?.illust.vanishReason == .sanityLimited)
+        // Minutes later Pixiv shows the fresh one; the old one stays hidden.
+        h.pixiv.restore(illustID: 8_000)
+        let mark = h.pixiv.requests.count
+        await deltasMatchPixiv(h)
+        #expect(await h.store.bookmark(for: BookmarkKey(illustID: 8_000, restrict: .public))?.illust.isVisible == true)
+        #expect(h.requests(since: mark).filter { $0.restrict == .public }.count == 2, "page 1, then page 2 where the placeholder was")
+        // Nothing transient left: the next delta is one request again.
+        let after = h.pixiv.requests.count
+        await deltasMatchPixiv(h)
+        #expect(h.requests(since: after).filter { $0.restrict == .public }.count == 1)
+        #expect(await h.store.bookmark(for: BookmarkKey(illustID: 8_100, restrict: .public))?.illust.vanishReason == .sanityLimited)
     }
 }

@@ -16,12 +16,32 @@ enum KnownGround: Sendable, Hashable {
     /// the last page.
     case lastPage
 
-    /// The ground a complete sync whose first page was `page` leaves behind.
-    init(afterFirstPage page: BookmarkPage) {
+    /// The ground below `page`: its cursor's ID, or ``lastPage`` when it has none.
+    init(below page: BookmarkPage) {
         if page.nextPage != nil, let id = page.nextPageBookmarkID {
             self = .bookmarkID(id)
         } else {
             self = .lastPage
+        }
+    }
+
+    /// How long after a work is posted a sanity-level placeholder for it may be transient
+    /// (Pixiv sends one for some minutes after posting, then the work: gallery-dl #4327).
+    static let transientPlaceholderWindow: TimeInterval = 3_600
+
+    /// The ground a sync that has read `page` leaves behind, from `current` (`nil` before its
+    /// first page): the first page's cursor, lowered to the cursor of any page holding a
+    /// sanity-level placeholder of a work posted within ``transientPlaceholderWindow`` of
+    /// `now`, so that the next delta reads that work again rather than take it as final.
+    static func after(_ page: BookmarkPage, current: KnownGround?, now: Date) -> KnownGround {
+        let first = current ?? KnownGround(below: page)
+        let transient = page.illusts.contains {
+            $0.vanishReason == .sanityLimited && now.timeIntervalSince($0.createDate) < transientPlaceholderWindow
+        }
+        guard transient else { return first }
+        switch (first, KnownGround(below: page)) {
+        case (.bookmarkID(let above), .bookmarkID(let below)): return .bookmarkID(min(above, below))
+        default: return .lastPage
         }
     }
 

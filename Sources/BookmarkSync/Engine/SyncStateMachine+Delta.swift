@@ -17,7 +17,8 @@ struct DeltaCursor: Sendable, Hashable, Codable {
     var newRows: Int
     /// When the delta began: in-app records from before then are confirmed when it ends.
     var startedAt: Date
-    /// The known ground the delta leaves behind when it completes, from its first page.
+    /// The known ground the delta leaves behind when it completes: from its first page, lowered
+    /// past a transient placeholder (``KnownGround/after(_:current:now:)``).
     var groundAfterFirstPage: KnownGround?
 }
 
@@ -51,11 +52,13 @@ extension SyncStateMachine {
         // This page's batch saves the delta's own position over any rejected one.
         memory[restrict]?.cursorRejected = false
         let isFirstPage = delta.groundAfterFirstPage == nil
-        if isFirstPage { delta.groundAfterFirstPage = KnownGround(afterFirstPage: page) }
+        delta.groundAfterFirstPage = KnownGround.after(page, current: delta.groundAfterFirstPage, now: now)
         let tombstoned = record.unbookmarkedInApp
         let illusts = page.illusts.filter { tombstoned[$0.id] == nil }
-        // A first page that is the index's top as it stands (nothing changed) keeps its orders.
-        let unchanged = isFirstPage && delta.newRows == 0
+        let reachedGround = record.knownGround.map { $0.isReached(by: page) } ?? (page.nextPage == nil)
+        // A delta that ends on a first page that is the index's top as it stands (nothing
+        // changed) keeps its orders; one that reads on places every page anew, in order.
+        let unchanged = isFirstPage && reachedGround && delta.newRows == 0
             && index.bookmarks(in: restrict, matching: BookmarkFilter(visibility: .all), limit: illusts.count).map(\.illust.id) == illusts.map(\.id)
         let moves = MovesBetweenLists(into: restrict, index: index)
         for illust in illusts {
@@ -75,7 +78,6 @@ extension SyncStateMachine {
             changes += moves.removal(of: illust.id)
             job.latest = illust
         }
-        let reachedGround = record.knownGround.map { $0.isReached(by: page) } ?? (page.nextPage == nil)
         guard !reachedGround, let token = page.nextPage else {
             metadata.lastDeltaSync = now
             forgetRecordings(&record, before: delta.startedAt)

@@ -42,7 +42,7 @@ extension SyncStateMachine {
         guard var walk = job.walk else { preconditionFailure("a full job always has a walk") }
         // This page's batch saves the walk's own cursor over any rejected one.
         memory[restrict]?.cursorRejected = false
-        if walk.groundAfterFirstPage == nil { walk.groundAfterFirstPage = KnownGround(afterFirstPage: page) }
+        walk.groundAfterFirstPage = KnownGround.after(page, current: walk.groundAfterFirstPage, now: now)
         let tombstoned = record.unbookmarkedInApp
         let moves = MovesBetweenLists(into: restrict, index: index)
         var seen = Set<Int>()
