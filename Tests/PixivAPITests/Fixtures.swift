@@ -126,6 +126,49 @@ enum Fixtures {
     }
     """#
 
+    /// A work Pixiv does not let the viewer see: `limit_unviewable`.
+    static let unviewableIllust = #"""
+          {
+            "id": 90000004,
+            "title": "",
+            "type": "illust",
+            "image_urls": {
+              "square_medium": "https://s.pximg.net/common/images/limit_unviewable_360.png",
+              "medium": "https://s.pximg.net/common/images/limit_unviewable_360.png",
+              "large": "https://s.pximg.net/common/images/limit_unviewable_360.png"
+            },
+            "caption": "",
+            "restrict": 0,
+            "user": {"id": 60606, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
+            "tags": [],
+            "tools": [],
+            "create_date": "2022-02-22T22:22:22+09:00",
+            "page_count": 1,
+            "width": 100,
+            "height": 100,
+            "sanity_level": 0,
+            "x_restrict": 0,
+            "series": null,
+            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_unviewable_360.png"},
+            "meta_pages": [],
+            "total_view": 0,
+            "total_bookmarks": 0,
+            "is_bookmarked": true,
+            "visible": false,
+            "is_muted": false,
+            "illust_ai_type": 0,
+            "illust_book_style": 0,
+            "total_comments": 0,
+            "restriction_attributes": []
+          }
+        """#
+
+    /// The unviewable placeholder's shape with `limit_<kind>` and another ID.
+    static func ageSettingPlaceholder(id: Int, kind: String) -> String {
+        unviewableIllust.replacingOccurrences(of: "limit_unviewable_360", with: "limit_\(kind)_360")
+            .replacingOccurrences(of: "90000004", with: String(id))
+    }
+
     /// Works the viewer can no longer see, one of each kind, as they arrive in a bookmark list:
     /// `visible: false`, empty title and tags, 100 × 100, sanity level 0, zero counts, and every
     /// image URL (`image_urls` and `meta_single_page.original_image_url`) the kind's placeholder.
@@ -239,113 +282,7 @@ enum Fixtures {
           }
         """#),
         // A work Pixiv does not let the viewer see: `limit_unviewable`.
-        (.unviewable, #"""
-          {
-            "id": 90000004,
-            "title": "",
-            "type": "illust",
-            "image_urls": {
-              "square_medium": "https://s.pximg.net/common/images/limit_unviewable_360.png",
-              "medium": "https://s.pximg.net/common/images/limit_unviewable_360.png",
-              "large": "https://s.pximg.net/common/images/limit_unviewable_360.png"
-            },
-            "caption": "",
-            "restrict": 0,
-            "user": {"id": 60606, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
-            "tags": [],
-            "tools": [],
-            "create_date": "2022-02-22T22:22:22+09:00",
-            "page_count": 1,
-            "width": 100,
-            "height": 100,
-            "sanity_level": 0,
-            "x_restrict": 0,
-            "series": null,
-            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_unviewable_360.png"},
-            "meta_pages": [],
-            "total_view": 0,
-            "total_bookmarks": 0,
-            "is_bookmarked": true,
-            "visible": false,
-            "is_muted": false,
-            "illust_ai_type": 0,
-            "illust_book_style": 0,
-            "total_comments": 0,
-            "restriction_attributes": []
-          }
-        """#),
-        // R-18 work hidden by the viewer's own age setting: `limit_r18`. Still bookmarked.
-        (.hiddenByR18Setting, #"""
-          {
-            "id": 90000101,
-            "title": "",
-            "type": "illust",
-            "image_urls": {
-              "square_medium": "https://s.pximg.net/common/images/limit_r18_360.png",
-              "medium": "https://s.pximg.net/common/images/limit_r18_360.png",
-              "large": "https://s.pximg.net/common/images/limit_r18_360.png"
-            },
-            "caption": "",
-            "restrict": 0,
-            "user": {"id": 60606, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
-            "tags": [],
-            "tools": [],
-            "create_date": "2022-02-22T22:22:22+09:00",
-            "page_count": 1,
-            "width": 100,
-            "height": 100,
-            "sanity_level": 0,
-            "x_restrict": 0,
-            "series": null,
-            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_r18_360.png"},
-            "meta_pages": [],
-            "total_view": 0,
-            "total_bookmarks": 0,
-            "is_bookmarked": true,
-            "visible": false,
-            "is_muted": false,
-            "illust_ai_type": 0,
-            "illust_book_style": 0,
-            "total_comments": 0,
-            "restriction_attributes": []
-          }
-        """#),
-        // The same for R-18G: `limit_r18g`.
-        (.hiddenByR18GSetting, #"""
-          {
-            "id": 90000102,
-            "title": "",
-            "type": "illust",
-            "image_urls": {
-              "square_medium": "https://s.pximg.net/common/images/limit_r18g_360.png",
-              "medium": "https://s.pximg.net/common/images/limit_r18g_360.png",
-              "large": "https://s.pximg.net/common/images/limit_r18g_360.png"
-            },
-            "caption": "",
-            "restrict": 0,
-            "user": {"id": 60606, "name": "", "account": "", "profile_image_urls": {"medium": "https://s.pximg.net/common/images/no_profile.png"}, "is_followed": false},
-            "tags": [],
-            "tools": [],
-            "create_date": "2022-02-22T22:22:22+09:00",
-            "page_count": 1,
-            "width": 100,
-            "height": 100,
-            "sanity_level": 0,
-            "x_restrict": 0,
-            "series": null,
-            "meta_single_page": {"original_image_url": "https://s.pximg.net/common/images/limit_r18g_360.png"},
-            "meta_pages": [],
-            "total_view": 0,
-            "total_bookmarks": 0,
-            "is_bookmarked": true,
-            "visible": false,
-            "is_muted": false,
-            "illust_ai_type": 0,
-            "illust_book_style": 0,
-            "total_comments": 0,
-            "restriction_attributes": []
-          }
-        """#),
+        (.unviewable, unviewableIllust),
         // A work invisible for a reason Pixiv does not give: `limit_unknown` with its artist's ID.
         (.unknown, #"""
           {
@@ -382,6 +319,10 @@ enum Fixtures {
             "restriction_attributes": []
           }
         """#),
+        // A work hidden by the viewer's own age setting, R-18 then R-18G: the unviewable
+        // shape with `limit_r18` and `limit_r18g`. Still bookmarked.
+        (.hiddenByR18Setting, ageSettingPlaceholder(id: 90000101, kind: "r18")),
+        (.hiddenByR18GSetting, ageSettingPlaceholder(id: 90000102, kind: "r18g")),
     ]
 
     /// The last page: one invisible work of each kind, in ``invisibleIllusts``' order; no `next_url`.
