@@ -99,10 +99,14 @@ final class TextSearchCache: Sendable {
     private let index = Mutex<TextSearchIndex?>(nil)
 
     /// The index of `list`, building it on first use.
+    ///
+    /// Built outside the lock: two queries racing to build it each build one (the first kept),
+    /// and no query ever waits on a thread for another's build.
     func index(of list: ListIndex) -> TextSearchIndex {
-        index.withLock { index in
+        if let built = index.withLock({ $0 }) { return built }
+        let built = TextSearchIndex(list)
+        return index.withLock { index in
             if let index { return index }
-            let built = TextSearchIndex(list)
             index = built
             return built
         }
