@@ -73,11 +73,8 @@ final class TextMatcher {
                 position += 1
                 continue
             }
-            let end = min(position + (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2), text.count)
-            if let scalar = decodeScalar(UnsafeBufferPointer(rebasing: text[position..<end])), !hasNoCase(scalar),
-               scalar.properties.changesWhenLowercased {
-                return true
-            }
+            let end = sequenceEnd(from: position, in: text)
+            if scalarThatFolds(UnsafeBufferPointer(rebasing: text[position..<end])) != nil { return true }
             position = end
         }
         return false
@@ -96,16 +93,27 @@ final class TextMatcher {
                 position += 1
                 continue
             }
-            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
-            let end = min(position + length, text.count)
+            let end = sequenceEnd(from: position, in: text)
             let bytes = UnsafeBufferPointer(rebasing: text[position..<end])
-            if let scalar = decodeScalar(bytes), !hasNoCase(scalar), scalar.properties.changesWhenLowercased {
+            if let scalar = scalarThatFolds(bytes) {
                 folded.append(contentsOf: scalar.properties.lowercaseMapping.utf8)
             } else {
                 folded.append(contentsOf: bytes)
             }
             position = end
         }
+    }
+
+    /// Where the UTF-8 sequence whose lead byte is at `position` ends (cut at the text's end).
+    private static func sequenceEnd(from position: Int, in text: UnsafeBufferPointer<UInt8>) -> Int {
+        let lead = text[position]
+        return min(position + (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2), text.count)
+    }
+
+    /// The scalar of the non-ASCII sequence `bytes` when folding changes it; `nil` otherwise.
+    private static func scalarThatFolds(_ bytes: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+        guard let scalar = decodeScalar(bytes), !hasNoCase(scalar), scalar.properties.changesWhenLowercased else { return nil }
+        return scalar
     }
 
     /// Whether `scalar` lies in a block whose scalars have no lowercase mapping (kana, CJK

@@ -1,11 +1,5 @@
 import Foundation
 
-/// A failure to read a journal line as JSON: what was wrong and at which byte of the line.
-struct JSONReadError: Error, Sendable {
-    var offset: Int
-    var message: String
-}
-
 /// A forward-only reader of standard JSON over the bytes of one line, built for the journal's
 /// records: no intermediate tree, keys compared as bytes, strings copied once.
 ///
