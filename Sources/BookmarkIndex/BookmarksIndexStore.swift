@@ -102,7 +102,9 @@ public actor BookmarksIndexStore {
         try await writing {
             await self.finishCompaction()
             try await self.storage.reset()
-            self.state = BookmarkIndexState()
+            var empty = BookmarkIndexState()
+            empty.revision = self.state.revision &+ 1
+            self.state = empty
         }
     }
 

@@ -19,7 +19,9 @@ import Foundation
 /// ```
 ///
 /// The engine is an actor and owns nothing but a pure decision core, the store, the source and
-/// the clock; every decision is made by the core. It writes one fetched page as one store batch,
+/// the clock; every decision is made by the core, which owns its state: the engine performs the
+/// action each event returns and reports the result as the next event. It writes one fetched
+/// page as one store batch,
 /// and saves a full walk's cursor with it, so a walk interrupted by a failure or a restart
 /// resumes where it stopped.
 public actor BookmarkSyncEngine {
@@ -35,6 +37,9 @@ public actor BookmarkSyncEngine {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private let subscribers = Subscribers<SyncStatus>()
     private var lastStatus: SyncStatus?
+    /// Each list's record, decoded once per change of its stored bytes.
+    private var records = SyncRecordCache()
+    private var newest = NewestFacts()
 
     /// Creates an engine that syncs `store` from `source`.
     ///
@@ -80,13 +85,18 @@ public actor BookmarkSyncEngine {
     }
 
     private func request(_ restrict: Restrict, _ intent: SyncStateMachine.Intent) async -> SyncRequestOutcome {
-        let index = await store.snapshot
-        let outcome = machine.request(restrict, intent: intent, index: index, now: clock.now)
+        let outcome = machine.request(restrict, intent: intent, facts: await facts(), now: clock.now)
         if machine.hasWork, worker == nil {
             worker = Task { await self.run() }
         }
-        publish(index)
+        publish()
         return outcome
+    }
+
+    /// The lists as the index holds them now (or as a newer read already saw them).
+    private func facts() async -> AccountFacts {
+        let index = await store.snapshot
+        return newest.offer(records.facts(of: index))
     }
 
     // MARK: In-app mutations
@@ -96,9 +106,10 @@ public actor BookmarkSyncEngine {
     ///
     /// - Throws: `BookmarkIndexError` when the store cannot write.
     public func recordBookmark(_ illust: BookmarkedIllustSnapshot, restrict: Restrict) async throws {
-        let (machine, now) = (self.machine, clock.now)
-        try await store.update { index in (machine.recordBookmark(illust, restrict: restrict, index: index, now: now), ()) }
-        publish(await store.snapshot)
+        let (recordings, now) = (InAppRecordings(configuration: configuration), clock.now)
+        try await store.update { index in (recordings.recordBookmark(illust, restrict: restrict, index: index, now: now), ()) }
+        _ = await facts()
+        publish()
     }
 
     /// Records an unbookmark the app just made: the row disappears at once, and for
@@ -108,10 +119,11 @@ public actor BookmarkSyncEngine {
     ///
     /// - Throws: `BookmarkIndexError` when the store cannot write.
     public func recordUnbookmark(illustID: Int, restrict: Restrict) async throws {
-        let (machine, now) = (self.machine, clock.now)
+        let (recordings, now) = (InAppRecordings(configuration: configuration), clock.now)
         let key = BookmarkKey(illustID: illustID, restrict: restrict)
-        try await store.update { index in (machine.recordUnbookmark(key, index: index, now: now), ()) }
-        publish(await store.snapshot)
+        try await store.update { index in (recordings.recordUnbookmark(key, index: index, now: now), ()) }
+        _ = await facts()
+        publish()
     }
 
     // MARK: Kill switch
@@ -123,7 +135,8 @@ public actor BookmarkSyncEngine {
     public func setIndexingEnabled(_ enabled: Bool) async {
         machine.setEnabled(enabled)
         if !enabled { sleeper?.cancel() }
-        publish(await store.snapshot)
+        _ = await facts()
+        publish()
     }
 
     /// Whether indexing is switched on.
@@ -131,7 +144,8 @@ public actor BookmarkSyncEngine {
 
     // MARK: Status
 
-    /// A stream of status snapshots: the current one first, then one whenever it changes.
+    /// A stream of status snapshots: the current one first, then one whenever it changes, in
+    /// the order they happened.
     ///
     /// Each call returns a new, independent stream; it ends when the consumer stops iterating.
     /// The default buffer keeps every snapshot; a UI that only renders the latest can pass
@@ -139,15 +153,18 @@ public actor BookmarkSyncEngine {
     public func statusUpdates(
         bufferingPolicy: AsyncStream<SyncStatus>.Continuation.BufferingPolicy = .unbounded
     ) async -> AsyncStream<SyncStatus> {
+        if newest.facts == nil { _ = await facts() }
+        // From here to the first status, nothing suspends: no status can come between the
+        // subscription and the current one, and none computed from an older index follows it.
         let (stream, continuation) = subscribers.subscribe(bufferingPolicy: bufferingPolicy)
-        let status = machine.status(index: await store.snapshot, now: clock.now)
-        continuation.yield(status)
+        if !publish() { continuation.yield(lastStatus ?? status()) }
         return stream
     }
 
     /// The status as of now.
     public func currentStatus() async -> SyncStatus {
-        machine.status(index: await store.snapshot, now: clock.now)
+        _ = await facts()
+        return status()
     }
 
     /// Whether no sync is running or waiting.
@@ -162,11 +179,19 @@ public actor BookmarkSyncEngine {
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
-    private func publish(_ index: BookmarkIndexState) {
-        let status = machine.status(index: index, now: clock.now)
-        guard status != lastStatus else { return }
+    /// The status from the machine and the newest facts read.
+    private func status() -> SyncStatus {
+        machine.status(facts: newest.facts ?? AccountFacts(), now: clock.now)
+    }
+
+    /// Tells every subscriber the status if it changed; returns whether it did.
+    @discardableResult
+    private func publish() -> Bool {
+        let status = status()
+        guard status != lastStatus else { return false }
         lastStatus = status
         subscribers.yield(status)
+        return true
     }
 
     // MARK: The request stream
@@ -174,9 +199,8 @@ public actor BookmarkSyncEngine {
     /// The single worker: asks the machine what to do and does it, until it says idle.
     private func run() async {
         while true {
-            let index = await store.snapshot
-            let action = machine.nextAction(index: index, now: clock.now)
-            publish(index)
+            let action = machine.nextAction(facts: await facts(), now: clock.now)
+            publish()
             switch action {
             case .idle:
                 worker = nil
@@ -201,65 +225,46 @@ public actor BookmarkSyncEngine {
     }
 
     private func perform(_ fetch: SyncStateMachine.Fetch) async {
-        switch fetch {
-        case .total(let restrict):
-            do {
+        let restrict = fetch.restrict
+        let page: BookmarkPage
+        do {
+            switch fetch {
+            case .total:
                 let total = try await source.totalCount(of: restrict)
                 machine.totalFetched(total, now: clock.now)
-            } catch {
-                await failed(BookmarkSyncError(classifying: error))
-            }
-        case .firstPage(let restrict), .nextPage(_, let restrict):
-            let page: BookmarkPage
-            do {
-                if case .nextPage(let token, _) = fetch {
-                    page = try await source.nextPage(token, of: restrict)
-                } else {
-                    page = try await source.firstPage(of: restrict)
-                }
-            } catch {
-                await failed(BookmarkSyncError(classifying: error))
                 return
+            case .firstPage:
+                page = try await source.firstPage(of: restrict)
+            case .nextPage(let token, _):
+                page = try await source.nextPage(token, of: restrict)
             }
-            guard machine.awaitsAnswer(for: restrict) else {
-                // The kill switch abandoned this request: its answer is discarded.
-                _ = machine.pageFetched(page, index: await store.snapshot, now: clock.now)
-                return
-            }
-            // The page is decided in the store's turn, on the index as it is when written, by a
-            // copy of the machine whose decisions are then taken back.
-            let (decider, now) = (machine, clock.now)
-            do {
-                let after = try await store.update { index in
-                    var machine = decider
-                    return (machine.pageFetched(page, index: index, now: now), machine)
-                }
-                machine.merge(after, for: restrict)
-            } catch {
-                machine.writeFailed(
-                    BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.", underlying: error),
-                    restrict: restrict, now: now
-                )
-            }
+        } catch {
+            await failed(BookmarkSyncError(classifying: error))
+            return
+        }
+        guard case .write(let work) = machine.pageArrived(facts: await facts(), now: clock.now) else {
+            // The kill switch abandoned this request: its answer is discarded.
+            return
+        }
+        // The page is decided in the store's turn, on the index as it is when written.
+        let now = clock.now
+        do {
+            let outcome = try await store.update { index in work.decide(page, index: index, now: now) }
+            machine.pageWritten(outcome, now: clock.now)
+        } catch {
+            machine.writeFailed(
+                BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.", underlying: error),
+                restrict: restrict, now: clock.now
+            )
         }
     }
 
-    /// Tells the machine the request failed, and writes the pause it records, if any, so that a
-    /// restart keeps it. A pause that cannot be written still holds in this process.
+    /// Tells the machine the request failed, and writes what it decided to keep (a pause, the
+    /// learned pacing, a rejected cursor forgotten), so that a restart keeps it. What cannot be
+    /// written still holds in this process.
     private func failed(_ error: BookmarkSyncError) async {
-        guard let restrict = machine.running?.restrict, machine.awaitsAnswer(for: restrict) else {
-            machine.fetchFailed(error, now: clock.now)
-            return
-        }
-        let (decider, now) = (machine, clock.now)
-        let decided = try? await store.update { index in
-            var machine = decider
-            return (machine.fetchFailed(error, index: index, now: now), machine)
-        }
-        if let decided {
-            machine.merge(decided, for: restrict)
-        } else {
-            machine.fetchFailed(error, now: now)
-        }
+        let edits = machine.fetchFailed(error, now: clock.now)
+        guard !edits.isEmpty else { return }
+        _ = try? await store.update { index in (RecordEdit.changes(edits, in: index), ()) }
     }
 }

@@ -87,6 +87,23 @@ struct StoreTests {
         #expect(await store.tagHistogram(in: .public) == [TagCount(name: "z", count: 1)])
     }
 
+    /// Every batch moves the revision on, and a reset does too: of two snapshots of one store,
+    /// the newer always has the higher revision.
+    @Test func theRevisionOnlyMovesOnThroughWritesAndResets() async throws {
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
+        let empty = await store.snapshot.revision
+        try await store.upsert([row(1, tags: ["a"]), row(2, tags: ["b"])])
+        let written = await store.snapshot.revision
+        #expect(written == empty + 1, "one batch, one revision")
+        try await store.apply([])
+        #expect(await store.snapshot.revision == written, "an empty batch writes nothing")
+        try await store.resetStore()
+        let reset = await store.snapshot.revision
+        #expect(reset > written, "a reset is newer than what it wiped")
+        try await store.upsert([row(3, tags: ["c"])])
+        #expect(await store.snapshot.revision == reset + 1)
+    }
+
     @Test func aFailedWriteLeavesTheIndexUnchanged() async throws {
         let storage = InMemoryStorage()
         let store = try await BookmarksIndexStore(storage: storage)

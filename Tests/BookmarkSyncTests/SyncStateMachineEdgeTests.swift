@@ -131,19 +131,23 @@ import Testing
     }
 
     /// The kill switch flipped off and on while a page is written in the store's turn: the
-    /// written page's decisions are taken back, the job ends, and the next intent runs — no
+    /// page's outcome comes back as an event, the job ends, and the next intent runs — no
     /// request is left in flight forever.
     @Test func theKillSwitchFlippedDuringAPageWriteLeavesAWorkingMachine() {
         var machine = SyncStateMachine()
         var state = index(publicIDs: [3, 2, 1], lastFullSync: t0, seenAt: t0)
         _ = machine.request(.public, intent: .auto, index: state, now: t0 + 100)
         #expect(machine.nextAction(index: state, now: t0 + 100) == .fetch(.firstPage(.public)))
-        var decider = machine                       // the copy the store's turn decides with
-        state.apply(decider.pageFetched(page([4, 3, 2, 1], next: nil), index: state, now: t0 + 101))
+        guard case .write(let work) = machine.pageArrived(facts: AccountFacts(state), now: t0 + 101) else {
+            Issue.record("an answer to a running job is written")
+            return
+        }
+        let (changes, outcome) = work.decide(page([4, 3, 2, 1], next: nil), index: state, now: t0 + 101)  // the store's turn
+        state.apply(changes)
         machine.setEnabled(false)                   // meanwhile, on the engine
         machine.setEnabled(true)
         #expect(machine.request(.public, intent: .manual, index: state, now: t0 + 101) == .queued)
-        machine.merge(decider, for: .public)
+        machine.pageWritten(outcome, now: t0 + 101)
         #expect(machine.nextAction(index: state, now: t0 + 102) == .fetch(.total(.public)), "the refresh asked for meanwhile runs")
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == [4, 3, 2, 1], "the page written stays")
     }
@@ -165,5 +169,38 @@ import Testing
         now -= 7_200
         #expect(machine.nextAction(index: state, now: now) == .wait(until: now + 300))
         #expect(machine.status(index: state, now: now).publicList == .coolingDown(until: now + 300))
+    }
+}
+
+/// The engine's reads of the store can complete out of order; what it decides and shows is
+/// built on the newest.
+@Suite struct NewestFactsTests {
+    @Test func aReadOlderThanOneTakenIsAnsweredWithTheNewer() {
+        var older = BookmarkIndexState()
+        older.apply(.setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSince1970: 1)), for: .public))
+        var newer = older
+        newer.apply(.setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSince1970: 2)), for: .public))
+        var newest = NewestFacts()
+        #expect(newest.offer(AccountFacts(newer)).publicList.metadata.lastFullSync == Date(timeIntervalSince1970: 2))
+        let answered = newest.offer(AccountFacts(older))
+        #expect(answered.publicList.metadata.lastFullSync == Date(timeIntervalSince1970: 2), "the stale read is not used")
+        #expect(answered.revision == newer.revision)
+        var later = newer
+        later.apply(.setMetadata(BookmarkIndexMetadata(lastFullSync: Date(timeIntervalSince1970: 3)), for: .public))
+        #expect(newest.offer(AccountFacts(later)).publicList.metadata.lastFullSync == Date(timeIntervalSince1970: 3))
+    }
+
+    @Test func theRecordCacheDecodesAgainOnlyWhenTheBytesChange() {
+        var record = ListSyncRecord()
+        record.unbookmarkedInApp = [7: Date(timeIntervalSince1970: 10)]
+        var state = BookmarkIndexState()
+        state.apply(.setMetadata(record.stored(in: BookmarkIndexMetadata()), for: .private))
+        var cache = SyncRecordCache()
+        #expect(cache.facts(of: state).privateList.record.unbookmarkedInApp == [7: Date(timeIntervalSince1970: 10)])
+        record.unbookmarkedInApp = [8: Date(timeIntervalSince1970: 20)]
+        state.apply(.setMetadata(record.stored(in: BookmarkIndexMetadata()), for: .private))
+        #expect(cache.facts(of: state).privateList.record.unbookmarkedInApp == [8: Date(timeIntervalSince1970: 20)], "new bytes, new record")
+        state.apply(.setMetadata(BookmarkIndexMetadata(), for: .private))
+        #expect(cache.facts(of: state).privateList.record.unbookmarkedInApp.isEmpty, "a reset record reads empty")
     }
 }

@@ -12,6 +12,10 @@ public struct BookmarkIndexState: Sendable {
     var tags = TagTable()
     var lists: [ListIndex] = [ListIndex(), ListIndex()]
     var metadataByList: [BookmarkIndexMetadata] = [BookmarkIndexMetadata(), BookmarkIndexMetadata()]
+    /// How many batches have been applied to this value since it was empty (a store's reset
+    /// carries the count on): of two snapshots of one store, the one with the higher revision
+    /// is the newer.
+    public internal(set) var revision: UInt64 = 0
 
     /// An empty index.
     public init() {}
@@ -38,6 +42,7 @@ public struct BookmarkIndexState: Sendable {
         for index in lists.indices {
             lists[index].finishBatch()
         }
+        revision &+= 1
     }
 
     /// Applies one change.

@@ -24,18 +24,20 @@ struct DeltaCursor: Sendable, Hashable, Codable {
 
 extension SyncStateMachine {
     /// A delta starts at page 1, or where an interrupted one stopped.
-    mutating func startDelta(_ job: inout Job, record: ListSyncRecord, index: BookmarkIndexState, now: Date) {
+    func startDelta(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: Date) {
         if let cursor = record.deltaCursor {
             job.delta = cursor
             job.startedAt = cursor.startedAt
             job.next = .nextPage(cursor.nextPage, job.restrict)
             job.resumingCursor = true
         } else {
-            job.delta = DeltaCursor(nextPage: "", newestAtStart: index.serverOrderBounds(in: job.restrict)?.newest, newRows: 0, startedAt: now)
+            job.delta = DeltaCursor(nextPage: "", newestAtStart: list.orderBounds?.newest, newRows: 0, startedAt: now)
             job.next = .firstPage(job.restrict)
         }
     }
+}
 
+extension PageWork {
     /// A delta's page: its rows on top of the list in page order (new works, works bookmarked
     /// again and known works alike: the pages a delta reads are the top of Pixiv's list, and
     /// every row below them was placed by an earlier sync); the delta ends once a page's cursor
@@ -43,14 +45,12 @@ extension SyncStateMachine {
     /// page. A work the other list holds leaves it (Pixiv keeps one bookmark per work).
     ///
     /// - Returns: whether the delta is finished.
-    mutating func deltaPage(
-        _ page: BookmarkPage, job: inout Job, metadata: inout BookmarkIndexMetadata, record: inout ListSyncRecord,
+    func deltaPage(
+        _ page: BookmarkPage, job: inout SyncStateMachine.Job, metadata: inout BookmarkIndexMetadata, record: inout ListSyncRecord,
         index: BookmarkIndexState, now: Date, changes: inout [BookmarkChange]
     ) -> Bool {
         let restrict = job.restrict
         guard var delta = job.delta else { preconditionFailure("a delta job always has its cursor") }
-        // This page's batch saves the delta's own position over any rejected one.
-        memory[restrict]?.cursorRejected = false
         let isFirstPage = delta.groundAfterFirstPage == nil
         delta.groundAfterFirstPage = KnownGround.after(page, current: delta.groundAfterFirstPage, now: now)
         let tombstoned = record.unbookmarkedInApp
@@ -80,7 +80,7 @@ extension SyncStateMachine {
         }
         guard !reachedGround, let token = page.nextPage else {
             metadata.lastDeltaSync = now
-            forgetRecordings(&record, before: delta.startedAt)
+            record.forgetRecordings(before: delta.startedAt)
             record.deltaCursor = nil
             // The proof's ground moves up to the new top: the next unchanged delta is one request.
             record.knownGround = delta.groundAfterFirstPage

@@ -15,10 +15,10 @@ extension SyncStateMachine {
     ///   as long as a pause, the list pauses (at most ``SyncConfiguration/maximumPause``).
     /// - Any other failure ends the sync and shows.
     ///
-    /// With `index`, a pause is also returned as the list's metadata to write, so that it holds
-    /// across a restart.
+    /// Returns the edits to write to the lists' records, so that what the failure decided holds
+    /// across a restart: a pause, the learned pacing, a rejected cursor forgotten.
     @discardableResult
-    mutating func fetchFailed(_ error: BookmarkSyncError, index: BookmarkIndexState? = nil, now: Date) -> [BookmarkChange] {
+    mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) -> [RecordEdit] {
         guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
         var error = error
@@ -28,18 +28,13 @@ extension SyncStateMachine {
         }
         guard error.isRetryable else {
             // A saved cursor that fails this way would fail again: the next sync starts over.
-            var changes: [BookmarkChange] = []
+            var edits: [RecordEdit] = []
             if job.resumingCursor {
                 memory[restrict]?.cursorRejected = true
-                if let index {
-                    var record = ListSyncRecord(index.metadata(for: restrict))
-                    record.fullSyncCursor = nil
-                    record.deltaCursor = nil
-                    changes.append(.setMetadata(record.stored(in: index.metadata(for: restrict)), for: restrict))
-                }
+                edits.append(RecordEdit(restrict, clearsCursors: true))
             }
             fail(restrict, error)
-            return changes
+            return edits
         }
         if error.code == .tokenRefreshed {
             // The request goes again as soon as the budget allows; a fresh token refused too
@@ -73,42 +68,29 @@ extension SyncStateMachine {
         let serverWait = retryAfter ?? 0
         guard failures >= configuration.failuresBeforePause || (serverWait > 0 && serverWait >= configuration.pauseDuration) else {
             replaceRunningJob(job)
-            return error.code == .rateLimited ? pacingChanges(index: index, now: now) : []
+            return error.code == .rateLimited ? pacingEdits(now: now) : []
         }
         let until = now + min(max(configuration.pauseDuration, resumeAt.timeIntervalSince(now)), configuration.maximumPause)
         lists[restrict] = .paused(until: until, reason: error)
         memory[restrict]?.consecutiveFailures = 0
         // Nothing of this list runs during the pause, not even a refresh asked for behind it.
         waitingOrder.removeAll { $0 == restrict }
-        guard let index else { return [] }
-        var record = ListSyncRecord(index.metadata(for: restrict))
-        record.pause = ListPause(until: until, code: error.code.description, message: error.message)
-        record.pacing = budget.isLearning ? budget.learned(at: now) : nil
-        var changes = [BookmarkChange.setMetadata(record.stored(in: index.metadata(for: restrict)), for: restrict)]
-        if error.code == .rateLimited {
-            changes += pacingChanges(index: index, now: now).filter {
-                if case .setMetadata(_, let list) = $0 { return list != restrict }
-                return true
-            }
-        }
-        return changes
+        let pacing = budget.isLearning ? budget.learned(at: now) : nil
+        var edits = [RecordEdit(restrict, pause: ListPause(until: until, code: error.code.description, message: error.message), pacing: .some(pacing))]
+        if error.code == .rateLimited { edits.append(RecordEdit(restrict.other, pacing: .some(pacing))) }
+        return edits
     }
 
     /// Both lists' records with the account's learned pacing, so that a relaunch during the
     /// cooldown waits it out and one after it starts at the learned rate.
-    func pacingChanges(index: BookmarkIndexState?, now: Date) -> [BookmarkChange] {
-        guard let index else { return [] }
-        return Restrict.allCases.map { restrict in
-            let metadata = index.metadata(for: restrict)
-            var record = ListSyncRecord(metadata)
-            record.pacing = budget.isLearning ? budget.learned(at: now) : nil
-            return .setMetadata(record.stored(in: metadata), for: restrict)
-        }
+    func pacingEdits(now: Date) -> [RecordEdit] {
+        let pacing = budget.isLearning ? budget.learned(at: now) : nil
+        return Restrict.allCases.map { RecordEdit($0, pacing: .some(pacing)) }
     }
 
     /// Writing a page's batch failed: the sync ends (its saved cursor is where it was).
     mutating func writeFailed(_ error: BookmarkSyncError, restrict: Restrict, now: Date) {
-        if awaitsAnswer(for: restrict) { _ = finishRequest(now: now) }
+        guard case .running? = lists[restrict] else { return }
         fail(restrict, error)
     }
 

@@ -7,7 +7,7 @@ extension SyncStateMachine {
     /// A new walk places its rows above every row present when it began, in page order: the
     /// pages walked so far are on top, as on Pixiv, and the rows it has not reached yet keep
     /// their old order below them, at every moment of the walk, paused or not.
-    mutating func startWalk(_ job: inout Job, record: ListSyncRecord, index: BookmarkIndexState, now: Date) {
+    func startWalk(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: Date) {
         job.needsTotal = true
         if let cursor = record.fullSyncCursor {
             job.walk = cursor
@@ -15,7 +15,7 @@ extension SyncStateMachine {
             job.next = .nextPage(cursor.nextPage, job.restrict)
             job.resumingCursor = true
         } else {
-            let bounds = index.serverOrderBounds(in: job.restrict)
+            let bounds = list.orderBounds
             // Rows written with orders near Int64's top (only an app's own upserts can) leave no
             // room above them: such a walk goes below the oldest, as walks of earlier versions did.
             let roomAbove = (bounds?.newest ?? 0) <= Int64.max - ListSyncRecord.orderRoom
@@ -29,19 +29,19 @@ extension SyncStateMachine {
             job.next = .firstPage(job.restrict)
         }
     }
+}
 
+extension PageWork {
     /// A full walk's page: its rows at the walk's next orders, the cursor saved with them; after
     /// the last page, the rows the walk did not see are pruned.
     ///
     /// - Returns: whether the walk is finished.
-    mutating func walkPage(
-        _ page: BookmarkPage, job: inout Job, metadata: inout BookmarkIndexMetadata, record: inout ListSyncRecord,
+    func walkPage(
+        _ page: BookmarkPage, job: inout SyncStateMachine.Job, metadata: inout BookmarkIndexMetadata, record: inout ListSyncRecord,
         index: BookmarkIndexState, now: Date, changes: inout [BookmarkChange]
     ) -> Bool {
         let restrict = job.restrict
         guard var walk = job.walk else { preconditionFailure("a full job always has a walk") }
-        // This page's batch saves the walk's own cursor over any rejected one.
-        memory[restrict]?.cursorRejected = false
         walk.groundAfterFirstPage = KnownGround.after(page, current: walk.groundAfterFirstPage, now: now)
         let tombstoned = record.unbookmarkedInApp
         let moves = MovesBetweenLists(into: restrict, index: index)
@@ -74,7 +74,7 @@ extension SyncStateMachine {
         record.knownGround = walk.groundAfterFirstPage
         metadata.lastFullSync = now
         record.unbookmarkedInApp = record.unbookmarkedInApp.filter { $0.value >= walk.startedAt }
-        forgetRecordings(&record, before: walk.startedAt)
+        record.forgetRecordings(before: walk.startedAt)
         // A complete walk supersedes an interrupted delta.
         record.deltaCursor = nil
         return true

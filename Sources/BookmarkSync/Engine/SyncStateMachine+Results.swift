@@ -1,8 +1,8 @@
 import BookmarkIndex
 import Foundation
 
-/// What the source answered: a total, a page, and how an answer decided in the store's turn
-/// is taken back. Failures are in `+Failures`.
+/// What the source answered: a total or a page, and the page's batch written. Failures are in
+/// `+Failures`.
 extension SyncStateMachine {
     /// Marks the in-flight request answered; `nil` when its sync was abandoned meanwhile.
     mutating func finishRequest(now: Date) -> Job? {
@@ -33,80 +33,59 @@ extension SyncStateMachine {
         replaceRunningJob(job)
     }
 
-    /// The source returned `page`; returns the one batch to write (rows, prunes, metadata).
-    ///
-    /// `index` is the index as it is now. Rows under a live tombstone are skipped. A delta stops
-    /// at known ground (or the last page); a full walk saves its cursor with every page and,
-    /// after the last one, removes the list's rows it did not see.
-    mutating func pageFetched(_ page: BookmarkPage, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
-        guard var job = finishRequest(now: now) else { return [] }
+    /// What to do with a page the source returned.
+    enum PageArrival: Sendable {
+        /// The kill switch abandoned the request: its answer is dropped.
+        case discard
+        /// Decide the page in the store's turn (``PageWork/decide(_:index:now:)``), write it,
+        /// then report ``SyncStateMachine/pageWritten(_:now:)`` or
+        /// ``SyncStateMachine/writeFailed(_:restrict:now:)``.
+        case write(PageWork)
+    }
+
+    /// The source returned a page for the running job. The request counts as a success for the
+    /// pacing; the job waits for its batch to be written. `facts` are the lists as they are now.
+    mutating func pageArrived(facts: AccountFacts, now: Date) -> PageArrival {
+        guard var job = finishRequest(now: now) else { return .discard }
         let restrict = job.restrict
         memory[restrict]?.consecutiveFailures = 0
         memory[restrict]?.consecutiveTokenRefreshes = 0
         budget.succeeded(now: now)
         job.pagesFetched = job.pagesFetched.saturatingAdd(1)
         job.resumingCursor = false
-        var metadata = index.metadata(for: restrict)
-        var record = ListSyncRecord(metadata)
-        record.pause = nil
+        job.step = .writing
+        replaceRunningJob(job)
         // While it learns, the account's pace goes with every page; once it has recovered, the
         // other list's copy is cleared too, so no relaunch takes back a pace that is over.
-        let otherList: Restrict = restrict == .public ? .private : .public
-        let clearsOther = !budget.isLearning && ListSyncRecord(index.metadata(for: otherList)).pacing != nil
-        record.pacing = budget.isLearning ? budget.learned(at: now) : nil
-        dropExpiredTombstones(&record, now: now)
-        var changes: [BookmarkChange] = []
-        let finished: Bool
-        switch job.mode {
-        case .delta: finished = deltaPage(page, job: &job, metadata: &metadata, record: &record, index: index, now: now, changes: &changes)
-        case .full: finished = walkPage(page, job: &job, metadata: &metadata, record: &record, index: index, now: now, changes: &changes)
+        let pacing = budget.isLearning ? budget.learned(at: now) : nil
+        return .write(PageWork(
+            configuration: configuration, job: job, pacing: pacing,
+            clearsOtherPacing: pacing == nil && facts[restrict.other].record.pacing != nil,
+            knownRecord: (facts[restrict].metadata.syncState, facts[restrict].record)
+        ))
+    }
+
+    /// The page's batch is durable: the job goes on from its outcome, or ends. A kill switch
+    /// flipped while it was written ends the job there (the page was written with its cursor,
+    /// so nothing is lost), and an intent asked for meanwhile runs next.
+    mutating func pageWritten(_ outcome: PageOutcome, now: Date) {
+        let restrict = outcome.job.restrict
+        // The batch saved the sync's own position over any rejected one.
+        memory[restrict]?.cursorRejected = false
+        guard case .running(let current, let then)? = lists[restrict] else { return }
+        if current.step == .abandoned || outcome.finished {
+            finishJob(current)
+            return
         }
-        if clearsOther {
-            changes += pacingChanges(index: index, now: now).filter {
-                if case .setMetadata(_, let list) = $0 { return list == otherList }
-                return false
-            }
-        }
-        changes.append(.setMetadata(record.stored(in: metadata), for: restrict))
-        if finished {
-            finishJob(job)
-        } else {
-            replaceRunningJob(job)
-        }
-        return changes
+        var job = outcome.job
+        job.step = .ready
+        lists[restrict] = .running(job, then: then)
     }
 
     /// Whether `restrict`'s request is out and its answer still wanted.
     func awaitsAnswer(for restrict: Restrict) -> Bool {
         if case .running(let job, _)? = lists[restrict], job.step == .inFlight { return true }
         return false
-    }
-
-    /// Takes what `after` decided about `restrict`'s answered request, from a copy of this
-    /// machine that decided it in the store's turn: the job's progress, the list's memory and
-    /// the budget are the request's; a refresh or the kill switch asked for meanwhile stays.
-    ///
-    /// An answer the kill switch abandoned while it was being written was written all the
-    /// same (with its cursor, so nothing is lost): the job ends there, and an intent asked for
-    /// meanwhile runs next.
-    mutating func merge(_ after: SyncStateMachine, for restrict: Restrict) {
-        budget = after.budget
-        memory[restrict] = after.memory[restrict]
-        guard case .running(let current, let then)? = lists[restrict] else { return }
-        if current.step == .abandoned {
-            finishJob(current)
-            return
-        }
-        guard current.step == .inFlight else { return }
-        switch after.lists[restrict] ?? .idle {
-        case .running(let job, _):
-            lists[restrict] = .running(job, then: then)
-        case .paused, .failed:
-            lists[restrict] = after.lists[restrict]
-            waitingOrder.removeAll { $0 == restrict }
-        case .idle, .waiting:
-            finishJob(current)
-        }
     }
 
     /// The running job is done: a refresh asked for during it runs next.

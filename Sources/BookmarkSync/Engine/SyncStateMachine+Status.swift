@@ -3,14 +3,14 @@ import Foundation
 
 extension SyncStateMachine {
     /// One row per list, as of `now`.
-    func status(index: BookmarkIndexState, now: Date) -> SyncStatus {
+    func status(facts: AccountFacts, now: Date) -> SyncStatus {
         SyncStatus(
-            publicList: status(of: .public, index: index, now: now),
-            privateList: status(of: .private, index: index, now: now)
+            publicList: status(of: facts.publicList, restrict: .public, now: now),
+            privateList: status(of: facts.privateList, restrict: .private, now: now)
         )
     }
 
-    private func status(of restrict: Restrict, index: BookmarkIndexState, now: Date) -> ListSyncStatus {
+    private func status(of list: ListFacts, restrict: Restrict, now: Date) -> ListSyncStatus {
         guard isEnabled else { return .disabled }
         switch lists[restrict] ?? .idle {
         case .running(let job, _):
@@ -26,7 +26,7 @@ extension SyncStateMachine {
                     // The account's wait, begun while the other list ran, holds this one too.
                     return budget.holdIsCooldown ? .coolingDown(until: hold) : .backingOff(until: hold, attempt: 0)
                 }
-                return .syncing(progress(of: job, index: index, now: now))
+                return .syncing(progress(of: job, list: list, now: now))
             }
         case .waiting:
             return .queued
@@ -35,17 +35,16 @@ extension SyncStateMachine {
         case .failed(let failure):
             return .failed(failure)
         case .idle, .paused:
-            let metadata = index.metadata(for: restrict)
-            if let pause = ListSyncRecord(metadata).pause, now < pause.until {
+            if let pause = list.record.pause, now < pause.until {
                 return .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
             }
-            return .idle(lastFullSync: metadata.lastFullSync, lastDeltaSync: metadata.lastDeltaSync)
+            return .idle(lastFullSync: list.metadata.lastFullSync, lastDeltaSync: list.metadata.lastDeltaSync)
         }
     }
 
     /// Progress of a running job, with the time a full walk of known length has left: the
     /// pages left at the budget's current pace.
-    private func progress(of job: Job, index: BookmarkIndexState, now: Date) -> SyncProgress {
+    private func progress(of job: Job, list: ListFacts, now: Date) -> SyncProgress {
         let total = memory[job.restrict]?.knownTotal
         var timeLeft: TimeInterval?
         if job.mode == .full, let total {
@@ -55,7 +54,7 @@ extension SyncStateMachine {
             timeLeft = budget.timeFor(requests: max(0, pages.saturatingSubtract(job.pagesFetched)), now: now)
         }
         return SyncProgress(
-            mode: job.mode, pagesFetched: job.pagesFetched, indexedCount: index.count(in: job.restrict),
+            mode: job.mode, pagesFetched: job.pagesFetched, indexedCount: list.count,
             knownTotal: total, latestIllust: job.latest, estimatedTimeLeft: timeLeft
         )
     }

@@ -5,8 +5,11 @@ import Foundation
 /// next and when, what a fetched page writes, when a walk stops and what it prunes, when to back
 /// off, cool down or pause, which list runs next, and what the status says.
 ///
-/// It never reads a clock or the store: every event carries `now` and, where needed, a snapshot
-/// of the index (a copy-on-write value). ``BookmarkSyncEngine`` performs what it returns.
+/// It never reads a clock or the store: every event carries `now` and, where needed, the
+/// ``AccountFacts`` it reads (each list's metadata and decoded record, not the index). It owns
+/// its state: ``BookmarkSyncEngine`` performs the action each event returns and reports what
+/// happened as the next event; a page's batch is decided in the store's turn by a
+/// ``PageWork`` the machine hands over, and its outcome comes back as an event.
 ///
 /// Each list is in one ``ListState`` (idle, waiting for the stream, running a ``Job``, paused,
 /// failed): at most one list runs at a time, which the one request stream needs. The account's
@@ -37,8 +40,8 @@ struct SyncStateMachine: Sendable {
 
     /// What the engine should do next.
     enum Action: Sendable, Hashable {
-        /// Perform this request, then report ``SyncStateMachine/pageFetched(_:index:now:)``,
-        /// ``SyncStateMachine/totalFetched(_:now:)`` or ``SyncStateMachine/fetchFailed(_:index:now:)``.
+        /// Perform this request, then report ``SyncStateMachine/pageArrived(facts:now:)``,
+        /// ``SyncStateMachine/totalFetched(_:now:)`` or ``SyncStateMachine/fetchFailed(_:now:)``.
         case fetch(Fetch)
         /// Sleep until this time, then ask again.
         case wait(until: Date)
@@ -52,7 +55,10 @@ struct SyncStateMachine: Sendable {
         case ready
         /// A request is out.
         case inFlight
-        /// A request is out, but the kill switch was flipped: its answer is discarded.
+        /// The answer arrived; its page is being written.
+        case writing
+        /// A request is out or its page is being written, but the kill switch was flipped: an
+        /// answer not yet being written is discarded, and the job ends.
         case abandoned
         /// After a server or network failure, the next attempt is at `until`, `length` after the
         /// failure (so a wall clock stepped back cannot stretch the wait).
@@ -146,11 +152,11 @@ struct SyncStateMachine: Sendable {
     // MARK: User intent
 
     /// A user intent to sync `restrict`. Decides whether it runs, queues, or is refused.
-    mutating func request(_ restrict: Restrict, intent: Intent, index: BookmarkIndexState, now: Date) -> SyncRequestOutcome {
+    mutating func request(_ restrict: Restrict, intent: Intent, facts: AccountFacts, now: Date) -> SyncRequestOutcome {
         guard isEnabled else { return .disabled }
-        restoreBudget(from: index, now: now)
+        restoreBudget(from: facts, now: now)
         // A pause recorded in the index (by this process or one before it) holds too.
-        if case .idle? = lists[restrict], let pause = ListSyncRecord(index.metadata(for: restrict)).pause, now < pause.until {
+        if case .idle? = lists[restrict], let pause = facts[restrict].record.pause, now < pause.until {
             lists[restrict] = .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
         }
         switch lists[restrict] ?? .idle {
@@ -171,7 +177,7 @@ struct SyncStateMachine: Sendable {
             }
             // A delta does not change the last full sync, so the refresh's cooldown is the
             // same now as when it would start.
-            if case .tooSoon(let until) = plan(.manual, metadata: index.metadata(for: restrict), now: now, restrict: restrict) {
+            if case .tooSoon(let until) = plan(.manual, list: facts[restrict], now: now, restrict: restrict) {
                 return .recentlySynced(until: until)
             }
             lists[restrict] = .running(job, then: .manual)
@@ -185,7 +191,7 @@ struct SyncStateMachine: Sendable {
         case .idle, .failed:
             break
         }
-        if case .tooSoon(let until) = plan(intent, metadata: index.metadata(for: restrict), now: now, restrict: restrict) {
+        if case .tooSoon(let until) = plan(intent, list: facts[restrict], now: now, restrict: restrict) {
             return .recentlySynced(until: until)
         }
         let job = Job(restrict: restrict, intent: intent)
@@ -194,7 +200,7 @@ struct SyncStateMachine: Sendable {
             waitingOrder.append(restrict)
             return .queued
         }
-        guard let started = start(job, index: index, now: now) else {
+        guard let started = start(job, facts: facts, now: now) else {
             lists[restrict] = .idle
             return .alreadyScheduled
         }
@@ -210,8 +216,8 @@ struct SyncStateMachine: Sendable {
     /// Auto: full when never fully synced, a walk is unfinished, or the last full sync is older
     /// than the maximum age; else delta, unless within the cooldown. Manual: full, unless a
     /// full sync finished within the refresh cooldown.
-    func plan(_ intent: Intent, metadata: BookmarkIndexMetadata, now: Date, restrict: Restrict) -> Plan {
-        let record = ListSyncRecord(metadata)
+    func plan(_ intent: Intent, list: ListFacts, now: Date, restrict: Restrict) -> Plan {
+        let (metadata, record) = (list.metadata, list.record)
         let cursorRejected = memory[restrict]?.cursorRejected == true
         let walkCursor = cursorRejected ? nil : record.fullSyncCursor
         switch intent {
@@ -239,11 +245,11 @@ struct SyncStateMachine: Sendable {
 
     /// Takes back, once, the pacing an earlier process learned and kept in the index: a
     /// relaunch during a cooldown waits it out, and one after a trip starts at the learned rate.
-    mutating func restoreBudget(from index: BookmarkIndexState, now: Date) {
+    mutating func restoreBudget(from facts: AccountFacts, now: Date) {
         guard !budgetRestored else { return }
         budgetRestored = true
         // Both lists may carry the account's pacing; the one saved last is the account's.
-        let learned = Restrict.allCases.compactMap { ListSyncRecord(index.metadata(for: $0)).pacing }
+        let learned = Restrict.allCases.compactMap { facts[$0].record.pacing }
         if let latest = learned.max(by: { ($0.savedAt ?? .distantPast) < ($1.savedAt ?? .distantPast) }) {
             budget.restore(latest, now: now)
         }
@@ -253,7 +259,7 @@ struct SyncStateMachine: Sendable {
 
     /// What to do next: start the next waiting sync, wait out a backoff, a cooldown or the
     /// budget, or fetch.
-    mutating func nextAction(index: BookmarkIndexState, now: Date) -> Action {
+    mutating func nextAction(facts: AccountFacts, now: Date) -> Action {
         guard isEnabled else {
             for restrict in Restrict.allCases {
                 switch lists[restrict] {
@@ -264,11 +270,11 @@ struct SyncStateMachine: Sendable {
             waitingOrder.removeAll()
             return .idle
         }
-        restoreBudget(from: index, now: now)
+        restoreBudget(from: facts, now: now)
         while running == nil, !waitingOrder.isEmpty {
             let restrict = waitingOrder.removeFirst()
             guard case .waiting(let job)? = lists[restrict] else { continue }
-            if let started = start(job, index: index, now: now) {
+            if let started = start(job, facts: facts, now: now) {
                 lists[restrict] = .running(started, then: nil)
             } else {
                 lists[restrict] = .idle
@@ -277,8 +283,8 @@ struct SyncStateMachine: Sendable {
         guard var job = running?.job else { return .idle }
         budget.clockStepped(now: now)
         switch job.step {
-        case .inFlight, .abandoned:
-            preconditionFailure("nextAction while a request is in flight")
+        case .inFlight, .writing, .abandoned:
+            preconditionFailure("nextAction while a request is in flight or its page is being written")
         case .backingOff(let until, let attempt, let length):
             // A wall clock stepped back must not stretch the wait past its own length.
             if until > now + length {
@@ -312,21 +318,21 @@ struct SyncStateMachine: Sendable {
 
     /// Sets up `queued` to run now: its mode, where it starts, and what it resumes; `nil` when
     /// it cannot run now (paused, or synced too recently meanwhile).
-    private mutating func start(_ queued: Job, index: BookmarkIndexState, now: Date) -> Job? {
-        let metadata = index.metadata(for: queued.restrict)
-        var record = ListSyncRecord(metadata)
+    private func start(_ queued: Job, facts: AccountFacts, now: Date) -> Job? {
+        let list = facts[queued.restrict]
+        var record = list.record
         if memory[queued.restrict]?.cursorRejected == true {
             record.fullSyncCursor = nil
             record.deltaCursor = nil
         }
         if let pause = record.pause, now < pause.until { return nil }
-        guard case .run(let mode) = plan(queued.intent, metadata: metadata, now: now, restrict: queued.restrict) else { return nil }
+        guard case .run(let mode) = plan(queued.intent, list: list, now: now, restrict: queued.restrict) else { return nil }
         var job = queued
         job.mode = mode
         job.startedAt = now
         switch mode {
-        case .delta: startDelta(&job, record: record, index: index, now: now)
-        case .full: startWalk(&job, record: record, index: index, now: now)
+        case .delta: startDelta(&job, record: record, list: list, now: now)
+        case .full: startWalk(&job, record: record, list: list, now: now)
         }
         return job
     }
@@ -344,7 +350,7 @@ struct SyncStateMachine: Sendable {
             case .waiting?:
                 lists[restrict] = .idle
             case .running(var job, _)?:
-                if job.step == .inFlight {
+                if job.step == .inFlight || job.step == .writing {
                     job.step = .abandoned
                     lists[restrict] = .running(job, then: nil)
                 } else {

@@ -1,7 +1,11 @@
 import BookmarkIndex
 import Foundation
 
-extension SyncStateMachine {
+/// The app's own bookmarks and unbookmarks, as pure decisions made in the store's turn on the
+/// index as it is then.
+struct InAppRecordings: Sendable {
+    let configuration: SyncConfiguration
+
     /// The app bookmarked `illust` (the POST already succeeded): the row to write, on top of
     /// its list or in its place when already there, and the list's metadata recording it (not
     /// ground a sync confirmed) and lifting any tombstone. A work the other list holds moves:
@@ -33,25 +37,9 @@ extension SyncStateMachine {
     func recordUnbookmark(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> [BookmarkChange] {
         let metadata = index.metadata(for: key.restrict)
         var record = ListSyncRecord(metadata)
-        dropExpiredTombstones(&record, now: now)
+        record.dropExpiredTombstones(now: now, lifetime: configuration.tombstoneLifetime)
         record.unbookmarkedInApp[key.illustID] = now
         record.bookmarkedInApp[key.illustID] = nil
         return [.remove(key), .setMetadata(record.stored(in: metadata), for: key.restrict)]
-    }
-
-    /// Whether `key` is under a live tombstone in `index`.
-    func isTombstoned(_ key: BookmarkKey, index: BookmarkIndexState, now: Date) -> Bool {
-        guard let createdAt = ListSyncRecord(index.metadata(for: key.restrict)).unbookmarkedInApp[key.illustID] else { return false }
-        return now < createdAt + configuration.tombstoneLifetime
-    }
-
-    /// A complete sync that began at `start` confirmed the bookmarks recorded before it;
-    /// those recorded while it ran stay unconfirmed.
-    func forgetRecordings(_ record: inout ListSyncRecord, before start: Date) {
-        record.bookmarkedInApp = record.bookmarkedInApp.filter { $0.value >= start }
-    }
-
-    func dropExpiredTombstones(_ record: inout ListSyncRecord, now: Date) {
-        record.unbookmarkedInApp = record.unbookmarkedInApp.filter { now < $0.value + configuration.tombstoneLifetime }
     }
 }
