@@ -88,6 +88,9 @@ public actor BookmarkSyncEngine {
         let outcome = machine.request(restrict, intent: intent, facts: await facts(), now: clock.now)
         if machine.hasWork, worker == nil {
             worker = Task { await self.run() }
+        } else if outcome == .started {
+            // The worker sleeps for a walk waiting for the day's budget: this sync goes now.
+            sleeper?.cancel()
         }
         publish()
         return outcome
@@ -96,7 +99,22 @@ public actor BookmarkSyncEngine {
     /// The lists as the index holds them now (or as a newer read already saw them).
     private func facts() async -> AccountFacts {
         let index = await store.snapshot
-        return newest.offer(records.facts(of: index))
+        let facts = newest.offer(records.facts(of: index))
+        // The pacing and the day's spend an earlier process saved hold from the first read.
+        machine.restoreBudget(from: facts, now: clock.now)
+        return facts
+    }
+
+    /// What a full walk of `restrict`'s list would cost if it started now: requests, and about
+    /// how long at the current pace and within the day's budget
+    /// (``SyncConfiguration/dailyRequestLimit``). Sends no request.
+    ///
+    /// The bookmark count is `bookmarkCount` when given, else Pixiv's total as the last walk
+    /// read it, else the rows the index holds; `nil` when none of these is known (a list never
+    /// walked: pass the count the app knows, such as the profile's public bookmark total).
+    public func fullWalkCost(of restrict: Restrict, bookmarkCount: Int? = nil) async -> FullWalkCost? {
+        let facts = await facts()
+        return machine.fullWalkCost(of: restrict, bookmarkCount: bookmarkCount, list: facts[restrict], now: clock.now)
     }
 
     // MARK: In-app mutations

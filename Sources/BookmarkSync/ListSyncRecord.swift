@@ -38,6 +38,11 @@ public struct ListSyncRecord: Sendable, Hashable {
     public internal(set) var damagedParts: [String] = []
     /// The account's pacing as learned from rate-limit answers.
     var pacing: LearnedPacing?
+    /// The account's requests of the last day, as of the last save (kept in both lists'
+    /// records, which are merged: each list's copy holds every request up to its save).
+    var dailySpend: DailyRequestLedger?
+    /// The list's total as Pixiv last told it, and when: what a walk will cost.
+    var lastKnownTotal: KnownTotal?
 
     /// When the account's rate-limit cooldown that this record saw ends (`nil`: none recorded);
     /// no request of either list goes out before then.
@@ -69,6 +74,8 @@ public struct ListSyncRecord: Sendable, Hashable {
         if state.isStale {
             fullSyncCursor = nil
             deltaCursor = nil
+            // The index lost rows: no ground below them is proved any more.
+            knownGround = nil
         }
     }
 
@@ -92,7 +99,7 @@ public struct ListSyncRecord: Sendable, Hashable {
         init(record: ListSyncRecord) { self.record = record }
 
         private enum Key: String, CodingKey {
-            case cursor, delta, unbookmarked, bookmarked, pause, pacing, ground
+            case cursor, delta, unbookmarked, bookmarked, pause, pacing, ground, spend, total
         }
 
         /// Each part on its own: one that cannot be read, or holds values no engine writes, is
@@ -107,6 +114,8 @@ public struct ListSyncRecord: Sendable, Hashable {
             record.pause = part(.pause, of: PauseCoding.self, in: container) { $0.pause.problem }?.pause
             record.pacing = part(.pacing, of: LearnedPacing.self, in: container) { $0.problem }
             record.knownGround = part(.ground, of: KnownGround.self, in: container) { _ in nil }
+            record.dailySpend = part(.spend, of: DailyRequestLedger.self, in: container) { _ in nil }
+            record.lastKnownTotal = part(.total, of: KnownTotal.self, in: container) { $0.count < 0 ? "a total below zero" : nil }
         }
 
         /// The part under `key`; `nil` when there is none, or when it cannot be read or
@@ -150,6 +159,8 @@ public struct ListSyncRecord: Sendable, Hashable {
             try container.encodeIfPresent(record.pause.map(PauseCoding.init), forKey: .pause)
             try container.encodeIfPresent(record.pacing, forKey: .pacing)
             try container.encodeIfPresent(record.knownGround, forKey: .ground)
+            try container.encodeIfPresent(record.dailySpend, forKey: .spend)
+            try container.encodeIfPresent(record.lastKnownTotal, forKey: .total)
         }
 
         /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.

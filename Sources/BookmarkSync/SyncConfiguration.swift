@@ -26,6 +26,21 @@ import Foundation
 /// down for ``rateLimitCooldown`` (300 s, as clients wait; doubling for consecutive ones),
 /// halves the sustained rate and caps it below the rate that tripped, then earns it back step
 /// by step (``recoveryRunLength``). See ``learnedRateMargin`` and ``learnedRateLifetime``.
+///
+/// ## The day's budget
+///
+/// Pace is not all Pixiv watches. Its warnings (an in-site message from pixiv事務局; a second
+/// one may delete the account) are reported to follow how many requests an account makes in a
+/// day: PixivBatchDownloader's documentation says a few hundred works a day is fine and
+/// thousands a day draw a warning, and users report warnings at 1.6 s and at 5 s between
+/// requests after long runs. So on top of the pacing the account spends at most
+/// ``dailyRequestLimit`` requests (3,000) in any 24 hours: a 90,000-bookmark walk a day. A walk
+/// that has spent all but ``dailyRequestsKeptForDeltas`` (300) of them waits, resumable, until
+/// the day's window frees requests, and the status says until when
+/// (``ListSyncStatus/waitingForDailyBudget(until:progress:)``); deltas spend the share kept for
+/// them, so "what's new" still works that day. The spend is saved with the lists' records and
+/// outlives a relaunch. A 100,000-bookmark account's first walk (3,335 requests) takes two days;
+/// ``BookmarkSyncEngine/fullWalkCost(of:bookmarkCount:)`` tells before it starts.
 public struct SyncConfiguration: Sendable, Hashable {
     /// How long after a list's last sync an automatic sync of it does nothing. Default 60 s.
     public var deltaCooldown: TimeInterval
@@ -88,6 +103,12 @@ public struct SyncConfiguration: Sendable, Hashable {
     public var tombstoneLifetime: TimeInterval
     /// How many bookmarks a page holds (Pixiv: 30); used for progress estimates.
     public var pageSize: Int
+    /// At most this many requests of the account in any 24 hours, both lists together; `nil`
+    /// for no daily bound. Default 3,000 (see "The day's budget" above).
+    public var dailyRequestLimit: Int?
+    /// Of ``dailyRequestLimit``, how many only deltas may spend: a full walk waits once the day
+    /// holds the rest. Default 300, a tenth: a hundred deltas of three pages.
+    public var dailyRequestsKeptForDeltas: Int
 
     /// Creates a configuration; every parameter defaults to the product's policy.
     public init(
@@ -109,7 +130,9 @@ public struct SyncConfiguration: Sendable, Hashable {
         maximumPause: TimeInterval = 24 * 60 * 60,
         blockedWait: TimeInterval = 60 * 60,
         tombstoneLifetime: TimeInterval = 10 * 60,
-        pageSize: Int = 30
+        pageSize: Int = 30,
+        dailyRequestLimit: Int? = 3_000,
+        dailyRequestsKeptForDeltas: Int = 300
     ) {
         self.deltaCooldown = deltaCooldown
         self.refreshCooldown = refreshCooldown
@@ -130,6 +153,16 @@ public struct SyncConfiguration: Sendable, Hashable {
         self.blockedWait = blockedWait
         self.tombstoneLifetime = tombstoneLifetime
         self.pageSize = pageSize
+        // A walk always keeps at least one request of the day; deltas keep what is left.
+        self.dailyRequestLimit = dailyRequestLimit.map { max(2, $0) }
+        self.dailyRequestsKeptForDeltas = min(max(0, dailyRequestsKeptForDeltas), (self.dailyRequestLimit ?? 2) - 1)
+    }
+
+    /// The most requests a sync in `mode` may leave the account at in any 24 hours: the whole
+    /// ``dailyRequestLimit`` for a delta, all but ``dailyRequestsKeptForDeltas`` for a walk.
+    func dailyLimit(for mode: SyncMode) -> Int? {
+        guard let limit = dailyRequestLimit else { return nil }
+        return mode == .delta ? limit : limit - dailyRequestsKeptForDeltas
     }
 
     /// How long a list pauses after a failure the server answered with `retryAfter`:

@@ -20,11 +20,15 @@ public struct SyncStatus: Sendable, Hashable {
     public var publicList: ListSyncStatus
     /// The private list's row.
     public var privateList: ListSyncStatus
+    /// The account's requests of the last 24 hours against its day's budget; `nil` when the
+    /// configuration sets no daily bound.
+    public var dailyRequests: DailyRequestUsage?
 
     /// Creates a status.
-    public init(publicList: ListSyncStatus, privateList: ListSyncStatus) {
+    public init(publicList: ListSyncStatus, privateList: ListSyncStatus, dailyRequests: DailyRequestUsage? = nil) {
         self.publicList = publicList
         self.privateList = privateList
+        self.dailyRequests = dailyRequests
     }
 
     /// The row of `restrict`'s list.
@@ -59,6 +63,11 @@ public enum ListSyncStatus: Sendable, Hashable {
     /// Pixiv rate-limited the account: no request of either list goes out before `until`
     /// (then the sync resumes where it stopped, at a slower pace).
     case coolingDown(until: Date)
+    /// A full walk has spent the walks' share of the account's day's budget
+    /// (``SyncConfiguration/dailyRequestLimit``): it resumes where it stopped at `until`, by
+    /// itself. Meanwhile the feed stays in order, and deltas still go out from the share kept
+    /// for them.
+    case waitingForDailyBudget(until: Date, progress: SyncProgress)
     /// The list failed too often in a row, or the server asked for a wait as long as a pause;
     /// syncs of it are refused until `until`.
     case paused(until: Date, reason: BookmarkSyncError)

@@ -19,19 +19,28 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     }
     let directory = StoreLocation.directory(arguments)
     let hasStore = FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path)
-    var lists: [(Restrict, count: Int, metadata: BookmarkIndexMetadata)] = []
+    var lists: [(Restrict, count: Int, metadata: BookmarkIndexMetadata, cost: FullWalkCost?)] = []
+    var usage: DailyRequestUsage?
     if hasStore {
         let store = try await StoreLocation.openExisting(arguments, readOnly: true)
+        // An engine that sends nothing: the day's spend and a walk's cost, from what is saved.
+        let engine = BookmarkSyncEngine(store: store, source: NoRequests())
         for restrict in Restrict.allCases {
-            lists.append((restrict, await store.count(in: restrict), await store.metadata(for: restrict)))
+            lists.append((restrict, await store.count(in: restrict), await store.metadata(for: restrict), await engine.fullWalkCost(of: restrict)))
         }
+        usage = await engine.currentStatus().dailyRequests
         try await store.close()
     }
     if arguments.flag("json") {
         var object: [String: Any] = ["sessionFile": sessionPath, "store": directory.path]
         if let sessionProblem { object["sessionProblem"] = sessionProblem }
         object["signedIn"] = session.map { ["userID": $0.userID, "userName": $0.userName, "account": $0.account, "authBase": $0.authBase as Any] } ?? NSNull()
-        object["lists"] = hasStore ? Dictionary(uniqueKeysWithValues: lists.map { ($0.0.rawValue, statusObject(count: $0.count, $0.metadata)) }) : NSNull()
+        object["lists"] = hasStore ? Dictionary(uniqueKeysWithValues: lists.map { list in
+            var object = statusObject(count: list.count, list.metadata)
+            object["fullWalkCost"] = WalkCost.object(list.cost)
+            return (list.0.rawValue, object)
+        }) : NSNull()
+        object["dailyRequests"] = usage.map { ["spent": $0.spent, "limit": $0.limit, "keptForDeltas": $0.keptForDeltas] as [String: Any] } ?? NSNull()
         try printJSON(object)
         return sessionProblem == nil ? 0 : 1
     }
@@ -47,7 +56,8 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         return sessionProblem == nil ? 0 : 1
     }
     print("Store: \(directory.path)")
-    for (restrict, count, metadata) in lists {
+    print(WalkCost.describe(usage))
+    for (restrict, count, metadata, cost) in lists {
         let name = restrict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
         var parts = ["\(count) bookmarks"]
         parts.append("last full sync " + (metadata.lastFullSync.map(isoDate) ?? "never"))
@@ -66,6 +76,7 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
             let damaged = record.damagedParts.joined(separator: ", ")
             parts.append(Terminal.warning("saved sync record damaged, left out (the next sync starts those parts afresh): \(damaged)"))
         }
+        parts.append(WalkCost.describe(cost, restrict: restrict))
         print("  \(name) " + parts.joined(separator: "; "))
     }
     return sessionProblem == nil ? 0 : 1

@@ -14,6 +14,7 @@ let syncSpec = CommandSpec(
         AuthOptions.clientCredentials, AuthOptions.apiBase, AuthOptions.authBase,
         OptionSpec(name: "restrict", kind: .value(placeholder: "public|private|both"), help: "Which lists (default: both)."),
         OptionSpec(name: "full", kind: .flag, help: "Walk the whole list(s) instead of letting the engine choose."),
+        OptionSpec(name: "dry-run", kind: .flag, help: "With --full: say what the walk would cost (requests, time at the current pace and day's budget) and walk nothing."),
     ],
     details: """
         After 'bookmarks login' it needs nothing else: the session gives the user, the refresh token and
@@ -34,6 +35,9 @@ enum RefreshTokenOrigin {
 }
 
 func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
+    if arguments.flag("dry-run"), !arguments.flag("full") {
+        throw UsageError("--dry-run tells what a full walk costs: pass it with --full")
+    }
     let which = try arguments.choice("restrict", default: "both", in: ["public", "private", "both"])
     let restricts: [Restrict] = which == "both" ? [.public, .private] : [Restrict(rawValue: which)!]
     let sessionPath = SessionFile.path(arguments)
@@ -77,7 +81,13 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
     let directory = StoreLocation.directory(arguments)
     let store = try await BookmarksIndexStore.open(directory: directory)
-    let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: userID))
+    let source = PixivBookmarkSource(client: client, userID: userID)
+    let engine = BookmarkSyncEngine(store: store, source: source)
+    if arguments.flag("dry-run") {
+        let code = try await printWalkCosts(restricts, engine: engine, source: source)
+        try await store.close()
+        return code
+    }
     let finished = await runSyncs(restricts, full: arguments.flag("full"), engine: engine)
     let status = await engine.currentStatus()
     try await store.close()
@@ -115,4 +125,20 @@ func saveRotatedRefreshToken(_ token: String, origin: RefreshTokenOrigin) {
     } catch {
         Terminal.printError(Terminal.warning("Pixiv issued a new refresh token but \(error); the one there may stop working."))
     }
+}
+
+/// `sync --full --dry-run`: each list's walk cost and the day's spend. A public list with no
+/// total known asks Pixiv for it (one request: the profile's bookmark count), as a walk would.
+func printWalkCosts(_ restricts: [Restrict], engine: BookmarkSyncEngine, source: PixivBookmarkSource) async throws -> Int32 {
+    print(WalkCost.describe(await engine.currentStatus().dailyRequests))
+    for restrict in restricts {
+        var cost = await engine.fullWalkCost(of: restrict)
+        if cost == nil, restrict == .public, let total = try await source.totalCount(of: .public) {
+            print("(asked Pixiv for the public list's total: one request)")
+            cost = await engine.fullWalkCost(of: restrict, bookmarkCount: total)
+        }
+        print("\(restrict.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)) \(WalkCost.describe(cost, restrict: restrict))")
+    }
+    print("Nothing was walked (--dry-run).")
+    return 0
 }

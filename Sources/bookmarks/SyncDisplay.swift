@@ -59,6 +59,9 @@ final class SyncDisplay: Sendable {
             return Terminal.warning("\(name) backing off until \(clockTime(until)) (attempt \(attempt))")
         case .coolingDown(let until):
             return Terminal.warning("\(name) cooling down until \(clockTime(until)) (Pixiv's rate limit; both lists wait, then go on more slowly)")
+        case .waitingForDailyBudget(let until, let progress):
+            let total = progress.knownTotal.map { " of \($0)" } ?? ""
+            return Terminal.warning("\(name) waiting for the day's request budget until \(clockTime(until))  page \(progress.pagesFetched)  \(progress.indexedCount)\(total) indexed (the walk resumes where it stopped; deltas still go out)")
         case .paused(let until, let reason):
             return Terminal.warning("\(name) paused until \(clockTime(until)): \(reason.code)")
         case .failed(let error):
@@ -123,9 +126,23 @@ func runSyncs(
     for restrict in restricts {
         if full { await engine.refresh(restrict) } else { await engine.startAutoSync(for: restrict) }
     }
+    // A walk that waits for the day's budget waits hours: the command ends there instead (the
+    // walk resumes, where it stopped, at the next `bookmarks sync`).
+    let parked = Task { () -> SyncStatus? in
+        for await status in await engine.statusUpdates() where status.onlyWaitsForTheDay {
+            await engine.setIndexingEnabled(false)
+            return status
+        }
+        return nil
+    }
     await engine.waitUntilIdle()
-    // Let the last snapshot reach the display.
-    display.show(await engine.currentStatus())
+    parked.cancel()
+    // Let the last snapshot reach the display (the wait for the day, rather than "disabled").
+    if let waiting = await parked.value {
+        display.show(waiting)
+    } else {
+        display.show(await engine.currentStatus())
+    }
     drawing.cancel()
     return !interrupted.isSet
 }
@@ -135,4 +152,19 @@ final class InterruptFlag: Sendable {
     private let flag = Mutex(false)
     func set() { flag.withLock { $0 = true } }
     var isSet: Bool { flag.withLock { $0 } }
+}
+
+extension SyncStatus {
+    /// Whether all that is left is a walk waiting for the day's budget.
+    var onlyWaitsForTheDay: Bool {
+        var waits = false
+        for restrict in Restrict.allCases {
+            switch self[restrict] {
+            case .waitingForDailyBudget: waits = true
+            case .syncing, .queued, .backingOff, .coolingDown: return false
+            case .idle, .paused, .failed, .disabled: break
+            }
+        }
+        return waits
+    }
 }

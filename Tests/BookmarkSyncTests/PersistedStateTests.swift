@@ -1,6 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
-import BookmarkSync
+@testable import BookmarkSync
 import Foundation
 import PixivAPI
 import Testing
@@ -60,8 +60,8 @@ import Testing
         await h.engine.refresh(.private)
         await h.run()
         #expect(await h.store.metadata(for: .private).record.cooldownUntil == nil)
-        let publicState = await h.store.metadata(for: .public).syncState
-        #expect(publicState == nil, "the other list's copy is cleared: \(String(describing: publicState))")
+        let publicRecord = ListSyncRecord(await h.store.metadata(for: .public))
+        #expect(publicRecord.pacing == nil, "the other list's copy is cleared: \(String(describing: publicRecord.pacing))")
     }
 
     /// A delta interrupted by failures goes on from the page it stopped at after a restart.

@@ -42,6 +42,39 @@ import Testing
         log.checkGaps(atLeast: 0.150)
     }
 
+    /// A walk of 100,000 bookmarks with the defaults against the reported limit: it never sends
+    /// more than the day's 3,000 requests in any 24 hours, waits for the day once, lets a delta
+    /// asked for meanwhile go out, completes, and ends equal to the server.
+    @Test func aHundredThousandBookmarkWalkKeepsTheDaysBudget() async throws {
+        let h = try await PixivHarness()
+        h.pixiv.add(illusts(1, count: 100_000), to: .public)
+        h.pixiv.limitRequests(FakePixiv.RateLimit(maxRequests: 100, window: .seconds(120), penalty: .seconds(300)))
+        await h.engine.startAutoSync(for: .public)
+        let parked = await h.clock.run(whileBusy: { await !h.engine.currentStatus().publicList.isWaitingForTheDay }, maxSteps: 100_000_000)
+        #expect(parked, "the walk reaches the day's budget")
+        #expect(h.requests().count == 2_700, "all but the 300 kept for deltas")
+
+        // Meanwhile the user bookmarks two works and opens the app: the delta goes out.
+        await h.clock.advance(by: 600)
+        h.pixiv.add(illusts(200_001, count: 2), to: .public)
+        let mark = h.requests().count
+        #expect(await h.engine.startAutoSync(for: .public) == .started)
+        _ = await h.clock.run(whileBusy: { await !h.engine.currentStatus().publicList.isWaitingForTheDay })
+        #expect(h.requests(since: mark).count == 2, "a page, and the next one's cursor to prove the ground")
+        let top = await h.store.bookmarks(in: .public, matching: BookmarkFilter(visibility: .all), limit: 2).map(\.illust.id)
+        #expect(top == [200_002, 200_001])
+
+        // Thousands of pages: more steps than the harness's default allows.
+        #expect(await h.clock.runUntilIdle(h.engine, maxSteps: 100_000_000), "the walk completes")
+        let starts = h.requests().map(\.timestamp)
+        #expect(mostWithin(86_400, of: starts) <= 3_000, "\(mostWithin(86_400, of: starts))")
+        #expect(h.pixiv.rateLimitTrips.isEmpty)
+        #expect(h.requests().count == 3_335 + 2, "the walk's total and 3,334 pages, and the delta's two")
+        #expect(await h.indexedIDs(.public) == h.pixiv.ids(in: .public), "complete, equal to the server")
+        let took = try #require(starts.last).timeIntervalSince(try #require(starts.first))
+        #expect(took > 86_400 && took < 2 * 86_400, "two days' budgets: \(took / 3_600) h")
+    }
+
     /// A limit stricter than the defaults (20 per 60 s) is learned in a few trips; then none,
     /// and no hour-long pause.
     @Test func aStricterLimitIsLearnedInAFewTrips() async throws {

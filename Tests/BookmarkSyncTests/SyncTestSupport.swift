@@ -22,18 +22,23 @@ struct Harness {
     let storage: InMemoryStorage
     let store: BookmarksIndexStore
     let engine: BookmarkSyncEngine
+    let configuration: SyncConfiguration
 
-    init(latency: TimeInterval = 0.05, clock: TestClock = TestClock(), storage: InMemoryStorage = InMemoryStorage(), source: FakeBookmarkSource? = nil) async throws {
+    init(
+        latency: TimeInterval = 0.05, clock: TestClock = TestClock(), storage: InMemoryStorage = InMemoryStorage(),
+        source: FakeBookmarkSource? = nil, configuration: SyncConfiguration = SyncConfiguration()
+    ) async throws {
         self.clock = clock
         self.source = source ?? FakeBookmarkSource(clock: clock, latency: latency)
         self.storage = storage
+        self.configuration = configuration
         store = try await BookmarksIndexStore(storage: storage)
-        engine = BookmarkSyncEngine(store: store, source: self.source, clock: clock)
+        engine = BookmarkSyncEngine(store: store, source: self.source, clock: clock, configuration: configuration)
     }
 
     /// The same account and storage, with a fresh store and engine: an app restart.
     func restarted() async throws -> Harness {
-        try await Harness(clock: clock, storage: storage, source: source)
+        try await Harness(clock: clock, storage: storage, source: source, configuration: configuration)
     }
 
     /// Drives the engine until idle; fails the test if it never gets there.

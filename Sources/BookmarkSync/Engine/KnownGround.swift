@@ -76,3 +76,15 @@ extension KnownGround: Codable {
         }
     }
 }
+
+extension ListSyncRecord {
+    /// Where a delta may stop. During an unfinished walk (one waiting for the day's budget, which
+    /// a delta may interrupt), the ground is the walk's: everything above its first page is what
+    /// the delta must place, and what lies below the walk's position the walk will place. Once
+    /// a delta has completed during the walk, the ground that delta left is the newer proof.
+    func groundForDelta(lastDeltaSync: Date?) -> KnownGround? {
+        guard let walk = fullSyncCursor, let walkGround = walk.groundAfterFirstPage else { return knownGround }
+        if let knownGround, let lastDeltaSync, lastDeltaSync >= walk.startedAt { return knownGround }
+        return walkGround
+    }
+}

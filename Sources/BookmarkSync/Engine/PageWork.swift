@@ -17,6 +17,10 @@ struct PageWork: Sendable {
     /// The list's record the machine knew, with the payload it was decoded from: used as it is
     /// when the index still holds that payload.
     var knownRecord: (payload: VersionedPayload?, record: ListSyncRecord)?
+    /// The account's spend of the day, saved with the page (`nil`: no daily bound).
+    var dailySpend: DailyRequestLedger?
+    /// The list's total as Pixiv told it during this sync.
+    var knownTotal: KnownTotal?
 
     /// What the page writes (rows, prunes, the list's record and metadata) and the job after it.
     ///
@@ -30,6 +34,8 @@ struct PageWork: Sendable {
         var record = knownRecord.flatMap { $0.payload == metadata.syncState ? $0.record : nil } ?? ListSyncRecord(metadata)
         record.pause = nil
         record.pacing = pacing
+        record.dailySpend = dailySpend
+        if let knownTotal { record.lastKnownTotal = knownTotal }
         record.dropExpiredTombstones(now: now, lifetime: configuration.tombstoneLifetime)
         var changes: [BookmarkChange] = []
         let finished: Bool

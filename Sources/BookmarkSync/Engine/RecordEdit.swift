@@ -12,6 +12,8 @@ struct RecordEdit: Sendable {
     var clearsCursors = false
     /// The account's pacing to save (`.some(nil)` clears it); `nil` leaves it as it is.
     var pacing: LearnedPacing??
+    /// The account's spend of the day to save; `nil` leaves it as it is.
+    var dailySpend: DailyRequestLedger?
 
     init(_ restrict: Restrict, pause: ListPause? = nil, clearsCursors: Bool = false, pacing: LearnedPacing?? = nil) {
         self.restrict = restrict
@@ -29,6 +31,7 @@ struct RecordEdit: Sendable {
             record.deltaCursor = nil
         }
         if let pacing { record.pacing = pacing }
+        if let dailySpend { record.dailySpend = dailySpend }
         return record
     }
 

@@ -55,7 +55,8 @@ extension PageWork {
         delta.groundAfterFirstPage = KnownGround.after(page, current: delta.groundAfterFirstPage, now: now)
         let tombstoned = record.unbookmarkedInApp
         let illusts = page.illusts.filter { tombstoned[$0.id] == nil }
-        let reachedGround = record.knownGround.map { $0.isReached(by: page) } ?? (page.nextPage == nil)
+        let ground = record.groundForDelta(lastDeltaSync: metadata.lastDeltaSync)
+        let reachedGround = ground.map { $0.isReached(by: page) } ?? (page.nextPage == nil)
         // A delta that ends on a first page that is the index's top as it stands (nothing
         // changed) keeps its orders; one that reads on places every page anew, in order.
         let unchanged = isFirstPage && reachedGround && delta.newRows == 0

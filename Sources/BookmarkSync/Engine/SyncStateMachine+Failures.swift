@@ -19,6 +19,15 @@ extension SyncStateMachine {
     /// across a restart: a pause, the learned pacing, a rejected cursor forgotten.
     @discardableResult
     mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) -> [RecordEdit] {
+        var edits = decideFailure(error, now: now)
+        // What is written anyway carries the day's spend, the failed request included.
+        if configuration.dailyRequestLimit != nil {
+            for index in edits.indices { edits[index].dailySpend = daily }
+        }
+        return edits
+    }
+
+    private mutating func decideFailure(_ error: BookmarkSyncError, now: Date) -> [RecordEdit] {
         guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
         var error = error

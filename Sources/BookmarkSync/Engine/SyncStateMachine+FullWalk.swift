@@ -71,7 +71,9 @@ extension PageWork {
             changes.append(.remove(row.key))
         }
         record.fullSyncCursor = nil
-        record.knownGround = walk.groundAfterFirstPage
+        // A delta completed while the walk waited for the day's budget left the newer proof.
+        let deltaDuringWalk = metadata.lastDeltaSync.map { $0 >= walk.startedAt } ?? false
+        if !(deltaDuringWalk && record.knownGround != nil) { record.knownGround = walk.groundAfterFirstPage }
         metadata.lastFullSync = now
         record.unbookmarkedInApp = record.unbookmarkedInApp.filter { $0.value >= walk.startedAt }
         record.forgetRecordings(before: walk.startedAt)

@@ -29,7 +29,7 @@ extension SyncStateMachine {
         budget.succeeded(now: now)
         job.needsTotal = false
         // A total below zero is no total: Pixiv's answer is taken as it is, never trusted to add up.
-        if let total { memory[job.restrict]?.knownTotal = max(0, total) }
+        if let total { memory[job.restrict]?.knownTotal = KnownTotal(count: max(0, total), at: now) }
         replaceRunningJob(job)
     }
 
@@ -61,7 +61,9 @@ extension SyncStateMachine {
         return .write(PageWork(
             configuration: configuration, job: job, pacing: pacing,
             clearsOtherPacing: pacing == nil && facts[restrict.other].record.pacing != nil,
-            knownRecord: (facts[restrict].metadata.syncState, facts[restrict].record)
+            knownRecord: (facts[restrict].metadata.syncState, facts[restrict].record),
+            dailySpend: configuration.dailyRequestLimit == nil ? nil : daily,
+            knownTotal: memory[restrict]?.knownTotal
         ))
     }
 

@@ -6,7 +6,8 @@ extension SyncStateMachine {
     func status(facts: AccountFacts, now: Date) -> SyncStatus {
         SyncStatus(
             publicList: status(of: facts.publicList, restrict: .public, now: now),
-            privateList: status(of: facts.privateList, restrict: .private, now: now)
+            privateList: status(of: facts.privateList, restrict: .private, now: now),
+            dailyRequests: dailyUsage(now: now)
         )
     }
 
@@ -35,6 +36,9 @@ extension SyncStateMachine {
         case .failed(let failure):
             return .failed(failure)
         case .idle, .paused:
+            if let walk = memory[restrict]?.parkedWalk {
+                return .waitingForDailyBudget(until: dailyStart(for: .full, now: now), progress: progress(of: walk, list: list, now: now))
+            }
             if let pause = list.record.pause, now < pause.until {
                 return .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
             }
@@ -45,7 +49,7 @@ extension SyncStateMachine {
     /// Progress of a running job, with the time a full walk of known length has left: the
     /// pages left at the budget's current pace.
     private func progress(of job: Job, list: ListFacts, now: Date) -> SyncProgress {
-        let total = memory[job.restrict]?.knownTotal
+        let total = memory[job.restrict]?.knownTotal?.count
         var timeLeft: TimeInterval?
         if job.mode == .full, let total {
             // The total is Pixiv's, the pages fetched may be a saved cursor's: neither may overflow.

@@ -13,9 +13,11 @@ import Foundation
 ///
 /// Each list is in one ``ListState`` (idle, waiting for the stream, running a ``Job``, paused,
 /// failed): at most one list runs at a time, which the one request stream needs. The account's
-/// pacing is one ``RequestBudget``. The policies live in files of their own: the delta
-/// (`+Delta`), the full walk (`+FullWalk`), failures (`+Failures`), the app's own mutations
-/// (`+Recordings`) and the status (`+Status`).
+/// pacing is one ``RequestBudget``, its day's spend one ``DailyRequestLedger``. The policies
+/// live in files of their own: which mode a sync runs in (`+Plan`), the delta (`+Delta`), the
+/// full walk (`+FullWalk`), answers (`+Results`), failures (`+Failures`), the day's budget
+/// (`+DailyBudget`) and the status (`+Status`); the app's own mutations are
+/// ``InAppRecordings``.
 struct SyncStateMachine: Sendable {
     /// Why a sync was asked for.
     enum Intent: Sendable, Hashable {
@@ -110,12 +112,15 @@ struct SyncStateMachine: Sendable {
     /// What a list remembers whatever its state.
     struct ListMemory: Sendable {
         var consecutiveFailures = 0
-        var knownTotal: Int?
+        /// The list's total as Pixiv told it during this process.
+        var knownTotal: KnownTotal?
         /// The saved cursor failed in a way retrying will not fix (another host, a bad token):
         /// the next full walk starts over instead of resuming it.
         var cursorRejected = false
         /// Answers since the last success that were a refreshed token's.
         var consecutiveTokenRefreshes = 0
+        /// A walk set aside until the day's budget allows it (`+DailyBudget`).
+        var parkedWalk: Job?
     }
 
     let configuration: SyncConfiguration
@@ -125,6 +130,8 @@ struct SyncStateMachine: Sendable {
     /// The order in which waiting lists were scheduled.
     var waitingOrder: [Restrict] = []
     var budget: RequestBudget
+    /// The account's requests of the last day, against ``SyncConfiguration/dailyRequestLimit``.
+    var daily = DailyRequestLedger()
     /// The account's budget has been restored from the index.
     var budgetRestored = false
 
@@ -142,7 +149,7 @@ struct SyncStateMachine: Sendable {
     }
 
     /// Whether a sync is running or waiting: `false` means only a user intent starts work.
-    var hasWork: Bool { running != nil || !waitingOrder.isEmpty }
+    var hasWork: Bool { running != nil || !waitingOrder.isEmpty || hasParkedWalk }
 
     mutating func replaceRunningJob(_ job: Job) {
         guard case .running(_, let then)? = lists[job.restrict] else { return }
@@ -191,8 +198,19 @@ struct SyncStateMachine: Sendable {
         case .idle, .failed:
             break
         }
-        if case .tooSoon(let until) = plan(intent, list: facts[restrict], now: now, restrict: restrict) {
+        let planned = plan(intent, list: facts[restrict], now: now, restrict: restrict)
+        if case .tooSoon(let until) = planned {
             return .recentlySynced(until: until)
+        }
+        // A walk parked for the day's budget goes on by itself; only a delta runs meanwhile.
+        if memory[restrict]?.parkedWalk != nil, planned != .run(.delta) { return .alreadyScheduled }
+        if planned == .run(.delta), memory[restrict]?.parkedWalk == nil, facts[restrict].record.fullSyncCursor != nil {
+            // A walk an earlier process left waiting for the day's budget: parked here, it
+            // resumes by itself once the day allows, after this delta.
+            var walk = Job(restrict: restrict, intent: .auto)
+            walk.mode = .full
+            startWalk(&walk, record: facts[restrict].record, list: facts[restrict], now: now)
+            memory[restrict]?.parkedWalk = walk
         }
         let job = Job(restrict: restrict, intent: intent)
         guard running == nil, waitingOrder.isEmpty else {
@@ -208,53 +226,6 @@ struct SyncStateMachine: Sendable {
         return .started
     }
 
-    enum Plan: Equatable {
-        case run(SyncMode)
-        case tooSoon(until: Date)
-    }
-
-    /// Auto: full when never fully synced, a walk is unfinished, or the last full sync is older
-    /// than the maximum age; else delta, unless within the cooldown. Manual: full, unless a
-    /// full sync finished within the refresh cooldown.
-    func plan(_ intent: Intent, list: ListFacts, now: Date, restrict: Restrict) -> Plan {
-        let (metadata, record) = (list.metadata, list.record)
-        let cursorRejected = memory[restrict]?.cursorRejected == true
-        let walkCursor = cursorRejected ? nil : record.fullSyncCursor
-        switch intent {
-        case .manual:
-            if walkCursor == nil, let last = metadata.lastFullSync,
-               now < last + configuration.refreshCooldown {
-                return .tooSoon(until: last + configuration.refreshCooldown)
-            }
-            return .run(.full)
-        case .auto:
-            // Without known ground (no complete sync of this version yet), no delta can prove
-            // it has met every new bookmark: the list is walked once.
-            guard walkCursor == nil, let lastFull = metadata.lastFullSync, record.knownGround != nil,
-                  now.timeIntervalSince(lastFull) <= configuration.fullSyncMaxAge
-            else { return .run(.full) }
-            // An interrupted delta goes on, whenever it is asked for.
-            if record.deltaCursor != nil, !cursorRejected { return .run(.delta) }
-            let lastSync = max(lastFull, metadata.lastDeltaSync ?? lastFull)
-            if now < lastSync + configuration.deltaCooldown {
-                return .tooSoon(until: lastSync + configuration.deltaCooldown)
-            }
-            return .run(.delta)
-        }
-    }
-
-    /// Takes back, once, the pacing an earlier process learned and kept in the index: a
-    /// relaunch during a cooldown waits it out, and one after a trip starts at the learned rate.
-    mutating func restoreBudget(from facts: AccountFacts, now: Date) {
-        guard !budgetRestored else { return }
-        budgetRestored = true
-        // Both lists may carry the account's pacing; the one saved last is the account's.
-        let learned = Restrict.allCases.compactMap { facts[$0].record.pacing }
-        if let latest = learned.max(by: { ($0.savedAt ?? .distantPast) < ($1.savedAt ?? .distantPast) }) {
-            budget.restore(latest, now: now)
-        }
-    }
-
     // MARK: Driving the request stream
 
     /// What to do next: start the next waiting sync, wait out a backoff, a cooldown or the
@@ -268,6 +239,7 @@ struct SyncStateMachine: Sendable {
                 }
             }
             waitingOrder.removeAll()
+            for restrict in Restrict.allCases { memory[restrict]?.parkedWalk = nil }
             return .idle
         }
         restoreBudget(from: facts, now: now)
@@ -280,6 +252,7 @@ struct SyncStateMachine: Sendable {
                 lists[restrict] = .idle
             }
         }
+        if running == nil, let resumeAt = resumeParkedWalk(now: now) { return .wait(until: resumeAt) }
         guard var job = running?.job else { return .idle }
         budget.clockStepped(now: now)
         switch job.step {
@@ -309,16 +282,28 @@ struct SyncStateMachine: Sendable {
             replaceRunningJob(job)
             return .wait(until: start)
         }
+        let dayStart = dailyStart(for: job.mode, now: now)
+        if now < dayStart {
+            guard job.mode == .full else {
+                job.step = .ready
+                replaceRunningJob(job)
+                return .wait(until: dayStart)
+            }
+            // The walk waits for the day's budget without holding the stream.
+            park(job)
+            return nextAction(facts: facts, now: now)
+        }
         let fetch: Fetch = job.needsTotal ? .total(job.restrict) : (job.next ?? .firstPage(job.restrict))
         job.step = .inFlight
         budget.requestStarted(now: now)
+        daily.record(at: now)
         replaceRunningJob(job)
         return .fetch(fetch)
     }
 
     /// Sets up `queued` to run now: its mode, where it starts, and what it resumes; `nil` when
     /// it cannot run now (paused, or synced too recently meanwhile).
-    private func start(_ queued: Job, facts: AccountFacts, now: Date) -> Job? {
+    private mutating func start(_ queued: Job, facts: AccountFacts, now: Date) -> Job? {
         let list = facts[queued.restrict]
         var record = list.record
         if memory[queued.restrict]?.cursorRejected == true {
@@ -327,6 +312,11 @@ struct SyncStateMachine: Sendable {
         }
         if let pause = record.pause, now < pause.until { return nil }
         guard case .run(let mode) = plan(queued.intent, list: list, now: now, restrict: queued.restrict) else { return nil }
+        if mode == .full, let parked = memory[queued.restrict]?.parkedWalk {
+            // The day allows walks again: the parked one goes on, rather than a second.
+            memory[queued.restrict]?.parkedWalk = nil
+            return parked
+        }
         var job = queued
         job.mode = mode
         job.startedAt = now
@@ -346,6 +336,7 @@ struct SyncStateMachine: Sendable {
         guard !enabled else { return }
         waitingOrder.removeAll()
         for restrict in Restrict.allCases {
+            memory[restrict]?.parkedWalk = nil
             switch lists[restrict] {
             case .waiting?:
                 lists[restrict] = .idle
