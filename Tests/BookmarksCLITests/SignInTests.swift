@@ -58,6 +58,17 @@ struct SignInTests {
         #expect(reused.error.contains("Nothing was saved"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: session)) == before)
 
+        // What a first walk costs, asked before it: Pixiv tells the public total; the private
+        // list's is unknown until walked.
+        let dryRun = try await CLI.run(["sync", "--full", "--dry-run", "--api-base", simulator.base, "--session", session, "--store", store])
+        #expect(dryRun.status == 0, "\(dryRun.error)")
+        #expect(dryRun.output.contains("public   a full walk: 3 requests, about 0 s (40 bookmarks, as given)"), "\(dryRun.output)")
+        #expect(dryRun.output.contains("private  a full walk: cost unknown"))
+        #expect(dryRun.output.contains("Requests in the last 24 hours: 0 of 3000 (300 kept for deltas)"))
+        #expect(dryRun.output.contains("Nothing was walked"))
+        let notFull = try await CLI.run(["sync", "--dry-run", "--api-base", simulator.base, "--session", session, "--store", store])
+        #expect(notFull.status == 2 && notFull.error.contains("pass it with --full"))
+
         // The session gives sync the user, the token and where to refresh it.
         let sync = try await CLI.run(["sync", "--api-base", simulator.base, "--session", session, "--store", store])
         #expect(sync.status == 0, "\(sync.error)")
@@ -66,10 +77,16 @@ struct SignInTests {
         #expect(status.output.contains("Signed in as fake user 11111 (@fake_11111, user 11111) at \(simulator.base)"))
         #expect(status.output.contains("public   40 bookmarks; last full sync 20"), "\(status.output)")
         #expect(status.output.contains("private  5 bookmarks; last full sync 20"))
+        // The public total, a page per 30, and the private list's counted total (Pixiv tells it
+        // without a request; the engine counts on the safe side) and page.
+        #expect(status.output.contains("Requests in the last 24 hours: 5 of 3000 (300 kept for deltas)"), "\(status.output)")
+        #expect(status.output.contains("a full walk: 3 requests, about 0 s (40 bookmarks, Pixiv's total as of 20"))
         let json = try await CLI.run(["status", "--session", session, "--store", store, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         let lists = try #require(object["lists"] as? [String: [String: Any]])
         #expect(lists["public"]?["count"] as? Int == 40)
+        #expect((lists["public"]?["fullWalkCost"] as? [String: Any])?["requests"] as? Int == 3)
+        #expect((object["dailyRequests"] as? [String: Any])?["spent"] as? Int == 5)
         #expect((object["signedIn"] as? [String: Any])?["userID"] as? Int == 11_111)
 
         let logout = try await CLI.run(["logout", "--session", session])
