@@ -221,13 +221,14 @@ public final class FakeBookmarkSource: BookmarkSource {
 
     private func serve<T: Sendable>(_ kind: RequestKind, _ restrict: Restrict, _ answer: @Sendable (inout State) -> T) async throws -> T {
         let startedAt = clock.now
+        let started = clock.instant
         state.withLock { state in
             state.inFlight += 1
             state.started += 1
             state.maxInFlight = max(state.maxInFlight, state.inFlight)
         }
         if latency > 0 {
-            try? await clock.sleep(until: startedAt + latency)
+            try? await clock.sleep(until: started.advanced(by: .seconds(latency)))
         }
         let endedAt = clock.now
         let result = state.withLock { state -> Result<T, BookmarkSyncError> in

@@ -5,48 +5,96 @@ import Synchronization
 /// A manual clock for tests: time stands still until the test moves it, so no real time passes
 /// and every run is the same.
 ///
-/// `sleep(until:)` suspends until ``advance(by:)`` or ``advance(to:)`` moves `now` to the
-/// deadline; sleepers wake in deadline order (ties in the order they went to sleep), and `now`
-/// reads each sleeper's deadline as it wakes. ``runUntilIdle(_:maxSteps:)`` drives a
+/// `sleep(until:)` suspends until ``advance(by:)`` or ``advance(to:)`` moves time to the
+/// deadline; sleepers wake in deadline order (ties in the order they went to sleep), and the
+/// clock reads each sleeper's deadline as it wakes. ``runUntilIdle(_:maxSteps:)`` drives a
 /// ``BookmarkSyncEngine`` to completion by jumping to each deadline it waits for.
+///
+/// Its monotonic ``instant`` and its wall clock ``now`` move together, unless a test steps the
+/// wall clock (``stepWallClock(by:)``), as a user changing the time or an NTP correction
+/// would: deadlines given as dates, and ``nextDeadline``, are on the wall clock.
 ///
 /// Thread-safe: all state is behind a `Mutex`.
 public final class TestClock: SyncClock {
     private struct Sleeper {
         var id: UInt64
+        /// On the clock's own timeline (the wall clock less its steps).
         var deadline: Date
+        /// The monotonic deadline it was given, if any: the clock reads at least this on waking.
+        var instant: ContinuousClock.Instant?
         var continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct State {
+        /// The clock's own timeline: the wall clock less ``wallStep``.
         var now: Date
+        var wallStep: TimeInterval = 0
+        /// The monotonic instant never reads below the last deadline a sleeper woke at.
+        var instantFloor: ContinuousClock.Instant
         var sleepers: [Sleeper] = []
         var cancelled: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
 
     private let state: Mutex<State>
+    private let start: Date
+    private let base: ContinuousClock.Instant
 
     /// Creates a clock reading `now` (by default a fixed date in 2026).
     public init(now: Date = Date(timeIntervalSince1970: 1_780_000_000)) {
-        state = Mutex(State(now: now))
+        start = now
+        base = ContinuousClock.now
+        state = Mutex(State(now: now, instantFloor: base))
     }
 
-    /// The clock's current time.
-    public var now: Date { state.withLock { $0.now } }
+    /// The wall clock's current time.
+    public var now: Date { state.withLock { $0.now + $0.wallStep } }
 
-    /// The earliest deadline anyone is sleeping until, or `nil` when nobody sleeps.
+    /// The monotonic clock's current instant: moves with ``advance(by:)``, never with
+    /// ``stepWallClock(by:)``.
+    public var instant: ContinuousClock.Instant { state.withLock { instant(in: $0) } }
+
+    private func instant(in state: State) -> ContinuousClock.Instant {
+        // In whole microseconds: what dates near today can tell apart.
+        let micros = (state.now.timeIntervalSince(start) * 1e6).rounded()
+        return max(state.instantFloor, base.advanced(by: .microseconds(Int64(micros))))
+    }
+
+    /// Steps the wall clock by `seconds` (back when negative) without moving the monotonic
+    /// clock: sleepers keep their deadlines in time still to pass.
+    public func stepWallClock(by seconds: TimeInterval) {
+        state.withLock { $0.wallStep += seconds }
+    }
+
+    /// The earliest deadline anyone is sleeping until, on the wall clock, or `nil` when nobody
+    /// sleeps.
     public var nextDeadline: Date? {
-        state.withLock { $0.sleepers.map(\.deadline).min() }
+        state.withLock { state in state.sleepers.map(\.deadline).min().map { $0 + state.wallStep } }
     }
 
     /// How many tasks are sleeping on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    /// Suspends until the clock reaches `deadline`; returns at once when it already has.
+    /// Suspends until the wall clock reaches `deadline`; returns at once when it already has.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while sleeping.
     public func sleep(until deadline: Date) async throws {
+        try await sleep(until: .wall(deadline))
+    }
+
+    /// Suspends until the monotonic clock reaches `deadline`; returns at once when it already has.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while sleeping.
+    public func sleep(until deadline: ContinuousClock.Instant) async throws {
+        try await sleep(until: .monotonic(deadline))
+    }
+
+    private enum Deadline {
+        case wall(Date)
+        case monotonic(ContinuousClock.Instant)
+    }
+
+    private func sleep(until deadline: Deadline) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -55,8 +103,18 @@ public final class TestClock: SyncClock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow: (any Error)?? = state.withLock { state in
                     if state.cancelled.remove(id) != nil { return .some(CancellationError()) }
-                    if deadline <= state.now { return .some(nil) }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    let sleeper: Sleeper
+                    switch deadline {
+                    case .wall(let date):
+                        if date <= state.now + state.wallStep { return .some(nil) }
+                        sleeper = Sleeper(id: id, deadline: date - state.wallStep, continuation: continuation)
+                    case .monotonic(let instant):
+                        if instant <= self.instant(in: state) { return .some(nil) }
+                        let offset = instant - base
+                        let seconds = TimeInterval(offset.components.seconds) + TimeInterval(offset.components.attoseconds) / 1e18
+                        sleeper = Sleeper(id: id, deadline: start + seconds, instant: instant, continuation: continuation)
+                    }
+                    state.sleepers.append(sleeper)
                     return .none
                 }
                 switch resumeNow {
@@ -94,13 +152,15 @@ public final class TestClock: SyncClock {
         await advance(to: now + seconds)
     }
 
-    /// Moves time forward to `target` (never backward), waking sleepers in deadline order.
+    /// Moves time forward to the wall clock's `target` (never backward), waking sleepers in
+    /// deadline order.
     public func advance(to target: Date) async {
-        while let sleeper = popSleeper(notAfter: target) {
+        let own = state.withLock { target - $0.wallStep }
+        while let sleeper = popSleeper(notAfter: own) {
             sleeper.continuation.resume()
             await Task.yield()
         }
-        state.withLock { $0.now = max($0.now, target) }
+        state.withLock { $0.now = max($0.now, own) }
     }
 
     private func popSleeper(notAfter target: Date) -> Sleeper? {
@@ -110,6 +170,7 @@ public final class TestClock: SyncClock {
             else { return nil }
             let sleeper = state.sleepers.remove(at: index)
             state.now = max(state.now, sleeper.deadline)
+            if let instant = sleeper.instant { state.instantFloor = max(state.instantFloor, instant) }
             return sleeper
         }
     }

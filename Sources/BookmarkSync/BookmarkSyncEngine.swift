@@ -85,7 +85,7 @@ public actor BookmarkSyncEngine {
     }
 
     private func request(_ restrict: Restrict, _ intent: SyncStateMachine.Intent) async -> SyncRequestOutcome {
-        let outcome = machine.request(restrict, intent: intent, facts: await facts(), now: clock.now)
+        let outcome = machine.request(restrict, intent: intent, facts: await facts(), now: moment)
         if machine.hasWork, worker == nil {
             worker = Task { await self.run() }
         } else if outcome == .started {
@@ -101,7 +101,7 @@ public actor BookmarkSyncEngine {
         let index = await store.snapshot
         let facts = newest.offer(records.facts(of: index))
         // The pacing and the day's spend an earlier process saved hold from the first read.
-        machine.restoreBudget(from: facts, now: clock.now)
+        machine.restoreBudget(from: facts, now: moment)
         return facts
     }
 
@@ -114,7 +114,7 @@ public actor BookmarkSyncEngine {
     /// walked: pass the count the app knows, such as the profile's public bookmark total).
     public func fullWalkCost(of restrict: Restrict, bookmarkCount: Int? = nil) async -> FullWalkCost? {
         let facts = await facts()
-        return machine.fullWalkCost(of: restrict, bookmarkCount: bookmarkCount, list: facts[restrict], now: clock.now)
+        return machine.fullWalkCost(of: restrict, bookmarkCount: bookmarkCount, list: facts[restrict], now: moment)
     }
 
     // MARK: In-app mutations
@@ -197,9 +197,12 @@ public actor BookmarkSyncEngine {
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
+    /// Now, on the monotonic clock the engine's waits use and on the wall clock.
+    private var moment: SyncMoment { SyncMoment(instant: clock.instant, date: clock.now) }
+
     /// The status from the machine and the newest facts read.
     private func status() -> SyncStatus {
-        machine.status(facts: newest.facts ?? AccountFacts(), now: clock.now)
+        machine.status(facts: newest.facts ?? AccountFacts(), now: moment)
     }
 
     /// Tells every subscriber the status if it changed; returns whether it did.
@@ -217,7 +220,7 @@ public actor BookmarkSyncEngine {
     /// The single worker: asks the machine what to do and does it, until it says idle.
     private func run() async {
         while true {
-            let action = machine.nextAction(facts: await facts(), now: clock.now)
+            let action = machine.nextAction(facts: await facts(), now: moment)
             publish()
             switch action {
             case .idle:
@@ -234,7 +237,7 @@ public actor BookmarkSyncEngine {
         }
     }
 
-    private func sleep(until deadline: Date) async {
+    private func sleep(until deadline: ContinuousClock.Instant) async {
         let clock = self.clock
         let task = Task { try await clock.sleep(until: deadline) }
         sleeper = task
@@ -249,7 +252,7 @@ public actor BookmarkSyncEngine {
             switch fetch {
             case .total:
                 let total = try await source.totalCount(of: restrict)
-                machine.totalFetched(total, now: clock.now)
+                machine.totalFetched(total, now: moment)
                 return
             case .firstPage:
                 page = try await source.firstPage(of: restrict)
@@ -260,19 +263,20 @@ public actor BookmarkSyncEngine {
             await failed(BookmarkSyncError(classifying: error))
             return
         }
-        guard case .write(let work) = machine.pageArrived(facts: await facts(), now: clock.now) else {
+        guard case .write(let work) = machine.pageArrived(facts: await facts(), now: moment) else {
             // The kill switch abandoned this request: its answer is discarded.
             return
         }
         // The page is decided in the store's turn, on the index as it is when written.
         let now = clock.now
         do {
+            // What the page persists (when rows were seen, tombstones) is dated by the wall clock.
             let outcome = try await store.update { index in work.decide(page, index: index, now: now) }
-            machine.pageWritten(outcome, now: clock.now)
+            machine.pageWritten(outcome, now: moment)
         } catch {
             machine.writeFailed(
                 BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.", underlying: error),
-                restrict: restrict, now: clock.now
+                restrict: restrict, now: moment
             )
         }
     }
@@ -281,7 +285,7 @@ public actor BookmarkSyncEngine {
     /// learned pacing, a rejected cursor forgotten), so that a restart keeps it. What cannot be
     /// written still holds in this process.
     private func failed(_ error: BookmarkSyncError) async {
-        let edits = machine.fetchFailed(error, now: clock.now)
+        let edits = machine.fetchFailed(error, now: moment)
         guard !edits.isEmpty else { return }
         _ = try? await store.update { index in (RecordEdit.changes(edits, in: index), ()) }
     }

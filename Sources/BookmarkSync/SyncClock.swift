@@ -1,6 +1,12 @@
 import Foundation
 
-/// The engine's sense of time: wall-clock `now` and a way to wait.
+/// The engine's sense of time: a monotonic clock its waits are measured on, and the wall clock
+/// for what it persists and shows.
+///
+/// Waits (request spacing, backoffs, cooldowns) are instants of the monotonic clock, so a wall
+/// clock stepped back or forward (a user changing the time, an NTP correction) neither
+/// stretches nor cuts one. Dates are for what outlives the process (a pause, the learned
+/// pacing, the day's spend, sync times) and for what a status shows.
 ///
 /// Inject `TestClock` (from BookmarkIndexTesting) in tests so no real time passes; use
 /// ``SystemSyncClock`` in an app.
@@ -8,13 +14,16 @@ public protocol SyncClock: Sendable {
     /// The current wall-clock time.
     var now: Date { get }
 
-    /// Suspends until `deadline` (returns at once when it has passed).
+    /// The current instant of the monotonic clock: never goes back, whatever the wall clock does.
+    var instant: ContinuousClock.Instant { get }
+
+    /// Suspends until the monotonic clock reaches `deadline` (returns at once when it has).
     ///
     /// - Throws: `CancellationError` when the calling task is cancelled while waiting.
-    func sleep(until deadline: Date) async throws
+    func sleep(until deadline: ContinuousClock.Instant) async throws
 }
 
-/// The real clock: `Date()` and `Task.sleep`.
+/// The real clocks: `Date()` and `ContinuousClock`.
 public struct SystemSyncClock: SyncClock {
     /// Creates the system clock.
     public init() {}
@@ -22,12 +31,13 @@ public struct SystemSyncClock: SyncClock {
     /// `Date()`.
     public var now: Date { Date() }
 
-    /// Sleeps with `Task.sleep` until `deadline`.
-    public func sleep(until deadline: Date) async throws {
-        let seconds = deadline.timeIntervalSinceNow
-        if seconds > 0 {
-            // A deadline at `Date.distantFuture` (or past Duration's range) waits a century.
-            try await Task.sleep(for: .seconds(min(seconds, 100 * 365 * 86_400)))
-        }
+    /// `ContinuousClock.now`.
+    public var instant: ContinuousClock.Instant { ContinuousClock.now }
+
+    /// Sleeps on `ContinuousClock` until `deadline` (at most a century away).
+    public func sleep(until deadline: ContinuousClock.Instant) async throws {
+        let now = ContinuousClock.now
+        guard deadline > now else { return }
+        try await ContinuousClock().sleep(until: min(deadline, now + .century))
     }
 }

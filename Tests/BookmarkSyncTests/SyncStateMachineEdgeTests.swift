@@ -152,23 +152,30 @@ import Testing
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == [4, 3, 2, 1], "the page written stays")
     }
 
-    /// A wall clock stepped back an hour does not stretch a 1 s backoff, or a cooldown, into an
-    /// hour's wait.
-    @Test func aClockSteppedBackDoesNotStretchABackoffOrACooldown() {
+    /// Waits are on the monotonic clock: a wall clock stepped back an hour does not stretch a 1 s
+    /// backoff, or a cooldown, into an hour's wait, and one stepped forward a day does not cut
+    /// one short; the status shows each wait's end on the wall clock as it now reads.
+    @Test func aSteppedWallClockNeitherStretchesNorCutsAWait() {
         var machine = SyncStateMachine()
         let state = index(publicIDs: [3, 2, 1], lastFullSync: t0, seenAt: t0)
-        var now = t0 + 100
-        _ = machine.request(.public, intent: .auto, index: state, now: now)
-        _ = machine.nextAction(index: state, now: now)
-        machine.fetchFailed(BookmarkSyncError(.server, "502"), now: now)
-        now -= 3_600
-        #expect(machine.nextAction(index: state, now: now) == .wait(until: now + 1))
-        now += 1
-        #expect(machine.nextAction(index: state, now: now) == .fetch(.firstPage(.public)))
-        machine.fetchFailed(BookmarkSyncError(.rateLimited, "Rate Limit"), now: now)
-        now -= 7_200
-        #expect(machine.nextAction(index: state, now: now) == .wait(until: now + 300))
-        #expect(machine.status(index: state, now: now).publicList == .coolingDown(until: now + 300))
+        var (wall, monotonic) = (t0 + 100, t0 + 100)
+        func now() -> SyncMoment { SyncMoment(instant: monotonic.moment.instant, date: wall) }
+        _ = machine.request(.public, intent: .auto, index: state, now: wall)
+        _ = machine.nextAction(index: state, moment: now())
+        machine.fetchFailed(BookmarkSyncError(.server, "502"), now: now())
+        wall -= 3_600
+        #expect(machine.nextAction(index: state, moment: now()) == .wait(until: monotonic + 1))
+        #expect(machine.status(index: state, moment: now()).publicList == .backingOff(until: wall + 1, attempt: 1))
+        (wall, monotonic) = (wall + 1, monotonic + 1)
+        #expect(machine.nextAction(index: state, moment: now()) == .fetch(.firstPage(.public)))
+        machine.fetchFailed(BookmarkSyncError(.rateLimited, "Rate Limit"), now: now())
+        wall -= 7_200
+        #expect(machine.nextAction(index: state, moment: now()) == .wait(until: monotonic + 300))
+        #expect(machine.status(index: state, moment: now()).publicList == .coolingDown(until: wall + 300))
+        wall += 86_400
+        #expect(machine.nextAction(index: state, moment: now()) == .wait(until: monotonic + 300), "a day forward cuts nothing")
+        (wall, monotonic) = (wall + 300, monotonic + 300)
+        #expect(machine.nextAction(index: state, moment: now()) == .fetch(.firstPage(.public)))
     }
 }
 

@@ -274,13 +274,15 @@ import Testing
         machine.totalFetched(3, now: start)
         #expect(machine.nextAction(index: state, now: start + 1) == .fetch(.firstPage(.public)))
         state.apply(machine.pageFetched(page([4], next: "p2"), index: state, now: start + 1))
-        // The clock steps back an hour before the second page.
-        let earlier = start - 3_600
-        #expect(machine.nextAction(index: state, now: earlier) == .wait(until: earlier + 0.15), "spacing from now, not an hour")
-        #expect(machine.nextAction(index: state, now: earlier + 0.15) == .fetch(.nextPage("p2", .public)))
-        state.apply(machine.pageFetched(page([3], next: "p3"), index: state, now: earlier + 0.15))
-        #expect(machine.nextAction(index: state, now: earlier + 0.3) == .fetch(.nextPage("p3", .public)))
-        state.apply(machine.pageFetched(page([2], next: nil), index: state, now: earlier + 0.3))
+        // The wall clock steps back an hour before the second page; the monotonic one goes on.
+        func at(_ seconds: TimeInterval) -> SyncMoment {
+            SyncMoment(instant: (start + 1 + seconds).moment.instant, date: start - 3_600 + 1 + seconds)
+        }
+        #expect(machine.nextAction(index: state, moment: at(0)) == .wait(until: start + 1.15), "the spacing, not an hour")
+        #expect(machine.nextAction(index: state, moment: at(0.15)) == .fetch(.nextPage("p2", .public)))
+        state.apply(machine.pageFetched(page([3], next: "p3"), index: state, moment: at(0.15)))
+        #expect(machine.nextAction(index: state, moment: at(0.3)) == .fetch(.nextPage("p3", .public)))
+        state.apply(machine.pageFetched(page([2], next: nil), index: state, moment: at(0.3)))
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == [4, 3, 2], "1 was removed on the web; 3, seen after the step, stays")
     }
 

@@ -8,16 +8,29 @@ import Synchronization
 /// A clock whose sleeps return at once, moving `now` to the deadline: the engine's rate-limit
 /// spacing costs no wall time, so what is timed is the engine's own work.
 final class InstantClock: SyncClock {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_780_000_000))
+    private let start = Date(timeIntervalSince1970: 1_780_000_000)
+    private let base = ContinuousClock.now
+    /// Time passed since `start`, exactly: the engine's deadlines are met to the attosecond.
+    private let elapsed = Mutex(Duration.zero)
 
-    var now: Date { current.withLock { $0 } }
+    var now: Date {
+        let parts = elapsed.withLock { $0 }.components
+        return start + TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
 
+    var instant: ContinuousClock.Instant { base + elapsed.withLock { $0 } }
+
+    func sleep(until deadline: ContinuousClock.Instant) async throws {
+        elapsed.withLock { $0 = max($0, deadline - base) }
+    }
+
+    /// Sleeps until the wall clock reads `deadline` (FakePixiv's delays).
     func sleep(until deadline: Date) async throws {
-        current.withLock { now in now = max(now, deadline) }
+        elapsed.withLock { $0 = max($0, .seconds(deadline.timeIntervalSince(start))) }
     }
 
     func advance(by seconds: TimeInterval) {
-        current.withLock { now in now += seconds }
+        elapsed.withLock { $0 += .seconds(seconds) }
     }
 }
 

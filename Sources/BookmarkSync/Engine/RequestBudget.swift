@@ -17,26 +17,27 @@ import Foundation
 ///   decrease). Once the cap has expired and the configured rate is back, so is the burst.
 /// - A rate-limit answer also cools the whole account down: no request before the cooldown's
 ///   end. Consecutive cooldowns double in length; a longer `Retry-After` wins.
-/// - Every wait is kept with its length, so a wall clock stepped back cannot stretch one past
-///   it (the clock's times are dates, for the status and for persistence).
+/// Its times are monotonic instants: a wall clock stepped either way moves no wait. What it
+/// learned is persisted as dates (``learned(at:)``, ``restore(_:now:)``).
 struct RequestBudget: Sendable, Hashable {
+    typealias Instant = ContinuousClock.Instant
+
     let configuration: SyncConfiguration
     /// The current sustained interval between requests, in seconds (the inverse of the rate).
     private(set) var interval: TimeInterval
     /// The fastest interval allowed until ``ceilingUntil``: learned from the last trip.
     private(set) var ceilingInterval: TimeInterval?
-    private(set) var ceilingUntil: Date?
+    private(set) var ceilingUntil: Instant?
     /// Trips within a day of each other, which lengthen the cap's life; and the last trip.
     private(set) var recentTrips = 0
-    private(set) var lastTrip: Date?
+    private(set) var lastTrip: Instant?
     /// Tokens in the bucket, and when it was last refilled.
     private var tokens: Double
-    private var refilledAt: Date?
-    private(set) var lastRequestEnd: Date?
+    private var refilledAt: Instant?
+    private(set) var lastRequestEnd: Instant?
     /// No request before this: a rate-limit cooldown (``holdIsCooldown``) or a server's
-    /// `Retry-After`; and how long it was when set.
-    private(set) var holdUntil: Date?
-    private var holdLength: TimeInterval = 0
+    /// `Retry-After`.
+    private(set) var holdUntil: Instant?
     private(set) var holdIsCooldown = false
     /// Rate-limit answers since the last success.
     private(set) var consecutiveCooldowns = 0
@@ -49,29 +50,30 @@ struct RequestBudget: Sendable, Hashable {
     }
 
     /// What is persisted of the budget at `now`, so that a relaunch keeps what it learned.
-    func learned(at now: Date) -> LearnedPacing {
+    func learned(at now: SyncMoment) -> LearnedPacing {
         LearnedPacing(
-            savedAt: now,
-            interval: interval, ceilingInterval: ceilingInterval, ceilingUntil: ceilingUntil,
-            cooldownUntil: holdIsCooldown ? holdUntil : nil, consecutiveCooldowns: consecutiveCooldowns,
-            recentTrips: recentTrips, lastTrip: lastTrip
+            savedAt: now.date,
+            interval: interval, ceilingInterval: ceilingInterval, ceilingUntil: ceilingUntil.map(now.date(of:)),
+            cooldownUntil: holdIsCooldown ? holdUntil.map(now.date(of:)) : nil, consecutiveCooldowns: consecutiveCooldowns,
+            recentTrips: recentTrips, lastTrip: lastTrip.map(now.date(of:))
         )
     }
 
     /// Takes back what an earlier process learned: a relaunch after a trip starts at the
     /// learned rate, without a burst, and waits out a cooldown still running.
-    mutating func restore(_ learned: LearnedPacing, now: Date) {
+    mutating func restore(_ learned: LearnedPacing, now: SyncMoment) {
         interval = min(max(learned.interval, configuration.sustainedRequestInterval), configuration.slowestRequestInterval)
-        if let until = learned.ceilingUntil, now < until, let ceiling = learned.ceilingInterval {
+        if let until = learned.ceilingUntil, now.date < until, let ceiling = learned.ceilingInterval {
             ceilingInterval = ceiling
-            ceilingUntil = until
+            ceilingUntil = now.instant + min(until.timeIntervalSince(now.date), configuration.maximumPause)
         }
-        if let until = learned.cooldownUntil, now < until {
-            hold(until: min(until, now + configuration.maximumPause), now: now, cooldown: true)
+        if let until = learned.cooldownUntil, now.date < until {
+            hold(until: now.instant + min(until.timeIntervalSince(now.date), configuration.maximumPause), now: now.instant, cooldown: true)
         }
         consecutiveCooldowns = learned.consecutiveCooldowns
         recentTrips = learned.recentTrips
-        lastTrip = learned.lastTrip
+        // A trip saved "in the future" (a clock stepped back since) is taken as now.
+        lastTrip = learned.lastTrip.map { now.instant + min(0, $0.timeIntervalSince(now.date)) }
         if isLearning { tokens = min(tokens, 1) }
     }
 
@@ -80,56 +82,46 @@ struct RequestBudget: Sendable, Hashable {
 
     private var capacity: Double { isLearning ? 1 : Double(configuration.requestBurst) }
 
-    /// The hold in force at `now`, if any: its end, at most its own length away.
-    func hold(at now: Date) -> Date? {
-        guard let holdUntil else { return nil }
-        let end = min(holdUntil, now + holdLength)
-        return now < end ? end : nil
+    /// The hold in force at `now`, if any: its end.
+    func hold(at now: Instant) -> Instant? {
+        guard let holdUntil, now < holdUntil else { return nil }
+        return holdUntil
     }
 
     /// When the next request may start, at the earliest.
-    func earliestStart(now: Date) -> Date {
+    func earliestStart(now: Instant) -> Instant {
         var start = hold(at: now) ?? now
         if let end = lastRequestEnd {
-            start = max(start, min(end, now) + configuration.minimumRequestSpacing)
+            start = max(start, end + configuration.minimumRequestSpacing)
         }
         let level = refilled(at: start)
-        if level < 1 { start += (1 - level) * interval }
+        if level < 1 { start = start + (1 - level) * interval }
         return start
     }
 
     /// How long `requests` more requests take from `now` at the current pace: the wait for the
     /// first, the tokens left at the floor, the rest at the sustained interval.
-    func timeFor(requests: Int, now: Date) -> TimeInterval {
+    func timeFor(requests: Int, now: Instant) -> TimeInterval {
         guard requests > 0 else { return 0 }
         let first = earliestStart(now: now)
         let fast = min(Double(requests - 1), max(0, refilled(at: first) - 1).rounded(.down))
         let slow = Double(requests - 1) - fast
-        return first.timeIntervalSince(now) + fast * configuration.minimumRequestSpacing
+        return (first - now).seconds + fast * configuration.minimumRequestSpacing
             + slow * max(interval, configuration.minimumRequestSpacing)
     }
 
-    /// A wall clock stepped back must not turn the spacing, the bucket's refill or a hold into
-    /// a wait as long as the step: times recorded in the future are taken as now, and a hold
-    /// is kept within its own length.
-    mutating func clockStepped(now: Date) {
-        if let end = lastRequestEnd, end > now { lastRequestEnd = now }
-        if let refill = refilledAt, refill > now { refilledAt = now }
-        if let until = holdUntil, until > now + holdLength { holdUntil = now + holdLength }
-    }
-
-    private func refilled(at date: Date) -> Double {
+    private func refilled(at instant: Instant) -> Double {
         guard let refilledAt else { return tokens }
-        let elapsed = max(0, date.timeIntervalSince(refilledAt))
+        let elapsed = max(0, (instant - refilledAt).seconds)
         return min(capacity, tokens + elapsed / interval)
     }
 
     /// A request starts now: it takes a token. Time idle since the last one (after any hold)
     /// counts toward earning back rate, as successes would.
-    mutating func requestStarted(now: Date) {
+    mutating func requestStarted(now: Instant) {
         if let end = lastRequestEnd, interval > configuration.sustainedRequestInterval {
             // A cooldown's wait is no sign the limit has eased: only time idle after it counts.
-            let idle = now.timeIntervalSince(max(end, holdUntil ?? end))
+            let idle = (now - max(end, holdUntil ?? end)).seconds
             // At most ten steps; a ratio that is not a number (an interval of zero) takes none.
             let ratio = idle / (Double(configuration.recoveryRunLength) * interval)
             let steps = ratio >= 1 ? Int(min(ratio, 10)) : 0
@@ -144,12 +136,12 @@ struct RequestBudget: Sendable, Hashable {
     }
 
     /// The request answered (or failed) at `now`.
-    mutating func requestEnded(now: Date) {
+    mutating func requestEnded(now: Instant) {
         lastRequestEnd = now
     }
 
     /// The request succeeded: a run of successes earns back rate, step by step.
-    mutating func succeeded(now: Date) {
+    mutating func succeeded(now: Instant) {
         consecutiveCooldowns = 0
         successRun = successRun.saturatingAdd(1)
         guard successRun >= configuration.recoveryRunLength else {
@@ -160,7 +152,7 @@ struct RequestBudget: Sendable, Hashable {
         stepUp(now: now)
     }
 
-    private mutating func expireCeiling(now: Date) {
+    private mutating func expireCeiling(now: Instant) {
         if let until = ceilingUntil, now >= until {
             ceilingInterval = nil
             ceilingUntil = nil
@@ -168,7 +160,7 @@ struct RequestBudget: Sendable, Hashable {
     }
 
     /// One step of additive increase: a tenth of the configured rate, up to the learned cap.
-    private mutating func stepUp(now: Date) {
+    private mutating func stepUp(now: Instant) {
         expireCeiling(now: now)
         guard interval > configuration.sustainedRequestInterval else { return }
         let fastest = max(configuration.sustainedRequestInterval, ceilingInterval ?? 0)
@@ -181,10 +173,10 @@ struct RequestBudget: Sendable, Hashable {
     /// - Returns: when the cooldown ends: the configured cooldown, doubled for each consecutive
     ///   one, or the server's `Retry-After` when that is longer; never more than
     ///   ``SyncConfiguration/maximumPause``.
-    mutating func rateLimited(now: Date, retryAfter: TimeInterval?) -> Date {
+    mutating func rateLimited(now: Instant, retryAfter: TimeInterval?) -> Instant {
         consecutiveCooldowns = consecutiveCooldowns.saturatingAdd(1)
         successRun = 0
-        if let last = lastTrip, now.timeIntervalSince(last) < configuration.maximumPause {
+        if let last = lastTrip, (now - last).seconds < configuration.maximumPause {
             recentTrips = recentTrips.saturatingAdd(1)
         } else {
             recentTrips = 1
@@ -205,10 +197,10 @@ struct RequestBudget: Sendable, Hashable {
     }
 
     /// No request before `date` (a server's `Retry-After`, or a cooldown), whichever list asks.
-    mutating func hold(until date: Date, now: Date, cooldown: Bool = false) {
-        guard date > (hold(at: now) ?? .distantPast) else { return }
-        holdUntil = date
-        holdLength = date.timeIntervalSince(now)
+    mutating func hold(until instant: Instant, now: Instant, cooldown: Bool = false) {
+        if let current = hold(at: now), current >= instant { return }
+        guard instant > now else { return }
+        holdUntil = instant
         holdIsCooldown = cooldown
     }
 }

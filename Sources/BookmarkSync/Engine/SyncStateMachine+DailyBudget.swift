@@ -8,14 +8,14 @@ import Foundation
 extension SyncStateMachine {
     /// When a sync in `mode` may send its next request as far as the day's budget goes: `now`
     /// when it may now (or there is no bound).
-    func dailyStart(for mode: SyncMode, now: Date) -> Date {
-        guard let limit = configuration.dailyLimit(for: mode) else { return now }
-        return daily.nextAllowed(limit: limit, now: now) ?? .distantFuture
+    func dailyStart(for mode: SyncMode, now: SyncMoment) -> Date {
+        guard let limit = configuration.dailyLimit(for: mode) else { return now.date }
+        return daily.nextAllowed(limit: limit, now: now.date) ?? now.date + .century
     }
 
     /// Whether walks wait for the day's budget now.
-    func walksHeldByTheDay(now: Date) -> Bool {
-        dailyStart(for: .full, now: now) > now
+    func walksHeldByTheDay(now: SyncMoment) -> Bool {
+        dailyStart(for: .full, now: now) > now.date
     }
 
     /// Sets the running walk aside until the day's budget allows it: the list shows
@@ -29,12 +29,12 @@ extension SyncStateMachine {
 
     /// With nothing running or waiting: a parked walk the day now allows runs again (`nil`
     /// returned), or the time the first one may, to wait for; `nil` too when none is parked.
-    mutating func resumeParkedWalk(now: Date) -> Date? {
+    mutating func resumeParkedWalk(now: SyncMoment) -> Date? {
         var earliest: Date?
         for restrict in Restrict.allCases {
             guard case .idle? = lists[restrict], let walk = memory[restrict]?.parkedWalk else { continue }
             let start = dailyStart(for: .full, now: now)
-            if start <= now {
+            if start <= now.date {
                 memory[restrict]?.parkedWalk = nil
                 lists[restrict] = .running(walk, then: nil)
                 return nil
@@ -48,15 +48,15 @@ extension SyncStateMachine {
     var hasParkedWalk: Bool { memory.values.contains { $0.parkedWalk != nil } }
 
     /// The account's spend against the day's budget as of `now`; `nil` without a bound.
-    func dailyUsage(now: Date) -> DailyRequestUsage? {
+    func dailyUsage(now: SyncMoment) -> DailyRequestUsage? {
         guard let limit = configuration.dailyRequestLimit else { return nil }
-        return DailyRequestUsage(spent: daily.spent(at: now), limit: limit, keptForDeltas: configuration.dailyRequestsKeptForDeltas)
+        return DailyRequestUsage(spent: daily.spent(at: now.date), limit: limit, keptForDeltas: configuration.dailyRequestsKeptForDeltas)
     }
 
     /// What a full walk of `restrict` would cost if it started now; `nil` when nothing tells
     /// how many bookmarks the list holds (no `bookmarkCount`, no total from Pixiv, an empty
     /// index).
-    func fullWalkCost(of restrict: Restrict, bookmarkCount: Int?, list: ListFacts, now: Date) -> FullWalkCost? {
+    func fullWalkCost(of restrict: Restrict, bookmarkCount: Int?, list: ListFacts, now: SyncMoment) -> FullWalkCost? {
         let bookmarks: Int
         let basis: FullWalkCost.Basis
         if let bookmarkCount {
@@ -73,17 +73,17 @@ extension SyncStateMachine {
         if let cursor = list.record.fullSyncCursor { pages = max(1, pages.saturatingSubtract(cursor.pagesFetched)) }
         let requests = pages.saturatingAdd(1)
         guard let limit = configuration.dailyLimit(for: .full) else {
-            return FullWalkCost(bookmarks: bookmarks, basis: basis, requests: requests, duration: budget.timeFor(requests: requests, now: now), requestsLeftToday: nil)
+            return FullWalkCost(bookmarks: bookmarks, basis: basis, requests: requests, duration: budget.timeFor(requests: requests, now: now.instant), requestsLeftToday: nil)
         }
-        let left = max(0, limit - daily.spent(at: now))
-        var duration = budget.timeFor(requests: min(requests, max(left, 1)), now: now)
+        let left = max(0, limit - daily.spent(at: now.date))
+        var duration = budget.timeFor(requests: min(requests, max(left, 1)), now: now.instant)
         if requests > left {
             // Each further day's window allows the walks' share again, spent at the pace: the
             // first once the requests of the last 24 hours have aged out.
             let rest = requests - left
             let days = rest / limit + (rest % limit == 0 ? 0 : 1)
             let lastDay = rest - (days - 1) * limit
-            duration = Double(days) * 86_400 + budget.timeFor(requests: lastDay, now: now)
+            duration = Double(days) * 86_400 + budget.timeFor(requests: lastDay, now: now.instant)
         }
         return FullWalkCost(bookmarks: bookmarks, basis: basis, requests: requests, duration: duration, requestsLeftToday: left)
     }

@@ -24,14 +24,14 @@ struct DeltaCursor: Sendable, Hashable, Codable {
 
 extension SyncStateMachine {
     /// A delta starts at page 1, or where an interrupted one stopped.
-    func startDelta(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: Date) {
+    func startDelta(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: SyncMoment) {
         if let cursor = record.deltaCursor {
             job.delta = cursor
             job.startedAt = cursor.startedAt
             job.next = .nextPage(cursor.nextPage, job.restrict)
             job.resumingCursor = true
         } else {
-            job.delta = DeltaCursor(nextPage: "", newestAtStart: list.orderBounds?.newest, newRows: 0, startedAt: now)
+            job.delta = DeltaCursor(nextPage: "", newestAtStart: list.orderBounds?.newest, newRows: 0, startedAt: now.date)
             job.next = .firstPage(job.restrict)
         }
     }

@@ -18,7 +18,7 @@ extension SyncStateMachine {
     /// Returns the edits to write to the lists' records, so that what the failure decided holds
     /// across a restart: a pause, the learned pacing, a rejected cursor forgotten.
     @discardableResult
-    mutating func fetchFailed(_ error: BookmarkSyncError, now: Date) -> [RecordEdit] {
+    mutating func fetchFailed(_ error: BookmarkSyncError, now: SyncMoment) -> [RecordEdit] {
         var edits = decideFailure(error, now: now)
         // What is written anyway carries the day's spend, the failed request included.
         if configuration.dailyRequestLimit != nil {
@@ -27,7 +27,7 @@ extension SyncStateMachine {
         return edits
     }
 
-    private mutating func decideFailure(_ error: BookmarkSyncError, now: Date) -> [RecordEdit] {
+    private mutating func decideFailure(_ error: BookmarkSyncError, now: SyncMoment) -> [RecordEdit] {
         guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
         var error = error
@@ -63,14 +63,14 @@ extension SyncStateMachine {
         let failures = (memory[restrict]?.consecutiveFailures ?? 0) + 1
         memory[restrict]?.consecutiveFailures = failures
         let retryAfter = error.retryAfter.flatMap { $0 > 0 ? min($0, configuration.maximumPause) : nil }
-        let resumeAt: Date
+        let resumeAt: ContinuousClock.Instant
         if error.code == .rateLimited {
-            resumeAt = budget.rateLimited(now: now, retryAfter: retryAfter)
-            job.step = .coolingDown(until: resumeAt, length: resumeAt.timeIntervalSince(now))
+            resumeAt = budget.rateLimited(now: now.instant, retryAfter: retryAfter)
+            job.step = .coolingDown(until: resumeAt)
         } else {
-            if let retryAfter { budget.hold(until: now + retryAfter, now: now) }
-            resumeAt = now + configuration.backoff(attempt: failures, retryAfter: retryAfter)
-            job.step = .backingOff(until: resumeAt, attempt: failures, length: resumeAt.timeIntervalSince(now))
+            if let retryAfter { budget.hold(until: now.instant + retryAfter, now: now.instant) }
+            resumeAt = now.instant + configuration.backoff(attempt: failures, retryAfter: retryAfter)
+            job.step = .backingOff(until: resumeAt, attempt: failures)
         }
         // A wait the server asked for (or a block's) as long as a pause pauses the list at once:
         // waiting it out would hold the one request stream, and the other list, that long.
@@ -79,7 +79,8 @@ extension SyncStateMachine {
             replaceRunningJob(job)
             return error.code == .rateLimited ? pacingEdits(now: now) : []
         }
-        let until = now + min(max(configuration.pauseDuration, resumeAt.timeIntervalSince(now)), configuration.maximumPause)
+        // A pause is persisted and shown: a date.
+        let until = now.date + min(max(configuration.pauseDuration, (resumeAt - now.instant).seconds), configuration.maximumPause)
         lists[restrict] = .paused(until: until, reason: error)
         memory[restrict]?.consecutiveFailures = 0
         // Nothing of this list runs during the pause, not even a refresh asked for behind it.
@@ -92,13 +93,13 @@ extension SyncStateMachine {
 
     /// Both lists' records with the account's learned pacing, so that a relaunch during the
     /// cooldown waits it out and one after it starts at the learned rate.
-    func pacingEdits(now: Date) -> [RecordEdit] {
+    func pacingEdits(now: SyncMoment) -> [RecordEdit] {
         let pacing = budget.isLearning ? budget.learned(at: now) : nil
         return Restrict.allCases.map { RecordEdit($0, pacing: .some(pacing)) }
     }
 
     /// Writing a page's batch failed: the sync ends (its saved cursor is where it was).
-    mutating func writeFailed(_ error: BookmarkSyncError, restrict: Restrict, now: Date) {
+    mutating func writeFailed(_ error: BookmarkSyncError, restrict: Restrict, now: SyncMoment) {
         guard case .running? = lists[restrict] else { return }
         fail(restrict, error)
     }

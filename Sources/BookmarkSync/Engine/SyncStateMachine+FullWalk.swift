@@ -7,7 +7,7 @@ extension SyncStateMachine {
     /// A new walk places its rows above every row present when it began, in page order: the
     /// pages walked so far are on top, as on Pixiv, and the rows it has not reached yet keep
     /// their old order below them, at every moment of the walk, paused or not.
-    func startWalk(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: Date) {
+    func startWalk(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: SyncMoment) {
         job.needsTotal = true
         if let cursor = record.fullSyncCursor {
             job.walk = cursor
@@ -23,7 +23,7 @@ extension SyncStateMachine {
                 ? ServerOrder.deltaOrder(index: 0, above: bounds?.newest)
                 : ServerOrder.walkOrder(index: 0, below: bounds?.oldest)
             job.walk = FullSyncCursor(
-                nextPage: "", startedAt: now, pagesFetched: 0,
+                nextPage: "", startedAt: now.date, pagesFetched: 0,
                 nextServerOrder: first, firstServerOrder: first, placesRowsAbove: roomAbove
             )
             job.next = .firstPage(job.restrict)

@@ -5,8 +5,8 @@ import Foundation
 /// `+Failures`.
 extension SyncStateMachine {
     /// Marks the in-flight request answered; `nil` when its sync was abandoned meanwhile.
-    mutating func finishRequest(now: Date) -> Job? {
-        budget.requestEnded(now: now)
+    mutating func finishRequest(now: SyncMoment) -> Job? {
+        budget.requestEnded(now: now.instant)
         guard var job = running?.job else { return nil }
         switch job.step {
         case .inFlight:
@@ -22,14 +22,14 @@ extension SyncStateMachine {
     }
 
     /// The source answered a ``Fetch/total(_:)`` request.
-    mutating func totalFetched(_ total: Int?, now: Date) {
+    mutating func totalFetched(_ total: Int?, now: SyncMoment) {
         guard var job = finishRequest(now: now) else { return }
         memory[job.restrict]?.consecutiveFailures = 0
         memory[job.restrict]?.consecutiveTokenRefreshes = 0
-        budget.succeeded(now: now)
+        budget.succeeded(now: now.instant)
         job.needsTotal = false
         // A total below zero is no total: Pixiv's answer is taken as it is, never trusted to add up.
-        if let total { memory[job.restrict]?.knownTotal = KnownTotal(count: max(0, total), at: now) }
+        if let total { memory[job.restrict]?.knownTotal = KnownTotal(count: max(0, total), at: now.date) }
         replaceRunningJob(job)
     }
 
@@ -45,12 +45,12 @@ extension SyncStateMachine {
 
     /// The source returned a page for the running job. The request counts as a success for the
     /// pacing; the job waits for its batch to be written. `facts` are the lists as they are now.
-    mutating func pageArrived(facts: AccountFacts, now: Date) -> PageArrival {
+    mutating func pageArrived(facts: AccountFacts, now: SyncMoment) -> PageArrival {
         guard var job = finishRequest(now: now) else { return .discard }
         let restrict = job.restrict
         memory[restrict]?.consecutiveFailures = 0
         memory[restrict]?.consecutiveTokenRefreshes = 0
-        budget.succeeded(now: now)
+        budget.succeeded(now: now.instant)
         job.pagesFetched = job.pagesFetched.saturatingAdd(1)
         job.resumingCursor = false
         job.step = .writing
@@ -70,7 +70,7 @@ extension SyncStateMachine {
     /// The page's batch is durable: the job goes on from its outcome, or ends. A kill switch
     /// flipped while it was written ends the job there (the page was written with its cursor,
     /// so nothing is lost), and an intent asked for meanwhile runs next.
-    mutating func pageWritten(_ outcome: PageOutcome, now: Date) {
+    mutating func pageWritten(_ outcome: PageOutcome, now: SyncMoment) {
         let restrict = outcome.job.restrict
         // The batch saved the sync's own position over any rejected one.
         memory[restrict]?.cursorRejected = false

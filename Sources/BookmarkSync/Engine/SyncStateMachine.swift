@@ -45,8 +45,8 @@ struct SyncStateMachine: Sendable {
         /// Perform this request, then report ``SyncStateMachine/pageArrived(facts:now:)``,
         /// ``SyncStateMachine/totalFetched(_:now:)`` or ``SyncStateMachine/fetchFailed(_:now:)``.
         case fetch(Fetch)
-        /// Sleep until this time, then ask again.
-        case wait(until: Date)
+        /// Sleep until this instant of the monotonic clock, then ask again.
+        case wait(until: ContinuousClock.Instant)
         /// Nothing to do until the next user intent.
         case idle
     }
@@ -62,11 +62,10 @@ struct SyncStateMachine: Sendable {
         /// A request is out or its page is being written, but the kill switch was flipped: an
         /// answer not yet being written is discarded, and the job ends.
         case abandoned
-        /// After a server or network failure, the next attempt is at `until`, `length` after the
-        /// failure (so a wall clock stepped back cannot stretch the wait).
-        case backingOff(until: Date, attempt: Int, length: TimeInterval)
-        /// After a rate-limit answer, the account waits until `until`, `length` after the answer.
-        case coolingDown(until: Date, length: TimeInterval)
+        /// After a server or network failure, the next attempt is at `until`.
+        case backingOff(until: ContinuousClock.Instant, attempt: Int)
+        /// After a rate-limit answer, the account waits until `until`.
+        case coolingDown(until: ContinuousClock.Instant)
     }
 
     /// A sync of one list, from its first request to its last.
@@ -159,16 +158,16 @@ struct SyncStateMachine: Sendable {
     // MARK: User intent
 
     /// A user intent to sync `restrict`. Decides whether it runs, queues, or is refused.
-    mutating func request(_ restrict: Restrict, intent: Intent, facts: AccountFacts, now: Date) -> SyncRequestOutcome {
+    mutating func request(_ restrict: Restrict, intent: Intent, facts: AccountFacts, now: SyncMoment) -> SyncRequestOutcome {
         guard isEnabled else { return .disabled }
         restoreBudget(from: facts, now: now)
         // A pause recorded in the index (by this process or one before it) holds too.
-        if case .idle? = lists[restrict], let pause = facts[restrict].record.pause, now < pause.until {
+        if case .idle? = lists[restrict], let pause = facts[restrict].record.pause, now.date < pause.until {
             lists[restrict] = .paused(until: pause.until, reason: BookmarkSyncError(.named(pause.code), pause.message))
         }
         switch lists[restrict] ?? .idle {
         case .paused(let until, _):
-            if now < until { return .paused(until: until) }
+            if now.date < until { return .paused(until: until) }
             lists[restrict] = .idle
             memory[restrict]?.consecutiveFailures = 0
         case .running(let job, let then) where job.step == .abandoned:
@@ -230,7 +229,7 @@ struct SyncStateMachine: Sendable {
 
     /// What to do next: start the next waiting sync, wait out a backoff, a cooldown or the
     /// budget, or fetch.
-    mutating func nextAction(facts: AccountFacts, now: Date) -> Action {
+    mutating func nextAction(facts: AccountFacts, now: SyncMoment) -> Action {
         guard isEnabled else {
             for restrict in Restrict.allCases {
                 switch lists[restrict] {
@@ -252,42 +251,28 @@ struct SyncStateMachine: Sendable {
                 lists[restrict] = .idle
             }
         }
-        if running == nil, let resumeAt = resumeParkedWalk(now: now) { return .wait(until: resumeAt) }
+        if running == nil, let resumeAt = resumeParkedWalk(now: now) { return .wait(until: now.instant(of: resumeAt)) }
         guard var job = running?.job else { return .idle }
-        budget.clockStepped(now: now)
         switch job.step {
         case .inFlight, .writing, .abandoned:
             preconditionFailure("nextAction while a request is in flight or its page is being written")
-        case .backingOff(let until, let attempt, let length):
-            // A wall clock stepped back must not stretch the wait past its own length.
-            if until > now + length {
-                job.step = .backingOff(until: now + length, attempt: attempt, length: length)
-                replaceRunningJob(job)
-                return .wait(until: now + length)
-            }
-            if now < until { return .wait(until: until) }
-        case .coolingDown(let until, let length):
-            if until > now + length {
-                job.step = .coolingDown(until: now + length, length: length)
-                replaceRunningJob(job)
-                return .wait(until: now + length)
-            }
-            if now < until { return .wait(until: until) }
+        case .backingOff(let until, _), .coolingDown(let until):
+            if now.instant < until { return .wait(until: until) }
         case .ready:
             break
         }
-        let start = budget.earliestStart(now: now)
-        if now < start {
+        let start = budget.earliestStart(now: now.instant)
+        if now.instant < start {
             job.step = .ready
             replaceRunningJob(job)
             return .wait(until: start)
         }
         let dayStart = dailyStart(for: job.mode, now: now)
-        if now < dayStart {
+        if now.date < dayStart {
             guard job.mode == .full else {
                 job.step = .ready
                 replaceRunningJob(job)
-                return .wait(until: dayStart)
+                return .wait(until: now.instant(of: dayStart))
             }
             // The walk waits for the day's budget without holding the stream.
             park(job)
@@ -295,22 +280,22 @@ struct SyncStateMachine: Sendable {
         }
         let fetch: Fetch = job.needsTotal ? .total(job.restrict) : (job.next ?? .firstPage(job.restrict))
         job.step = .inFlight
-        budget.requestStarted(now: now)
-        daily.record(at: now)
+        budget.requestStarted(now: now.instant)
+        daily.record(at: now.date)
         replaceRunningJob(job)
         return .fetch(fetch)
     }
 
     /// Sets up `queued` to run now: its mode, where it starts, and what it resumes; `nil` when
     /// it cannot run now (paused, or synced too recently meanwhile).
-    private mutating func start(_ queued: Job, facts: AccountFacts, now: Date) -> Job? {
+    private mutating func start(_ queued: Job, facts: AccountFacts, now: SyncMoment) -> Job? {
         let list = facts[queued.restrict]
         var record = list.record
         if memory[queued.restrict]?.cursorRejected == true {
             record.fullSyncCursor = nil
             record.deltaCursor = nil
         }
-        if let pause = record.pause, now < pause.until { return nil }
+        if let pause = record.pause, now.date < pause.until { return nil }
         guard case .run(let mode) = plan(queued.intent, list: list, now: now, restrict: queued.restrict) else { return nil }
         if mode == .full, let parked = memory[queued.restrict]?.parkedWalk {
             // The day allows walks again: the parked one goes on, rather than a second.
@@ -319,7 +304,7 @@ struct SyncStateMachine: Sendable {
         }
         var job = queued
         job.mode = mode
-        job.startedAt = now
+        job.startedAt = now.date
         switch mode {
         case .delta: startDelta(&job, record: record, list: list, now: now)
         case .full: startWalk(&job, record: record, list: list, now: now)
