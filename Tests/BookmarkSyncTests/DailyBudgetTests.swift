@@ -4,17 +4,6 @@ import BookmarkIndexTesting
 import Foundation
 import Testing
 
-/// The most requests that started within any `window` seconds of each other.
-func mostWithin(_ window: TimeInterval, of starts: [Date]) -> Int {
-    let starts = starts.sorted()
-    var most = 0, low = 0
-    for high in starts.indices {
-        while starts[high].timeIntervalSince(starts[low]) >= window { low += 1 }
-        most = max(most, high - low + 1)
-    }
-    return most
-}
-
 /// The day's request budget, counted in quarter hours.
 @Suite struct DailyRequestLedgerTests {
     let t0 = Date(timeIntervalSinceReferenceDate: 900 * 2_000_000 + 100)

@@ -206,3 +206,14 @@ func withKnownGround(_ metadata: BookmarkIndexMetadata, publicIDs: [Int]) -> Boo
     record.knownGround = .bookmarkID(publicIDs.max() ?? 0)
     return record.stored(in: metadata)
 }
+
+/// The most requests that started within any `window` seconds of each other.
+func mostWithin(_ window: TimeInterval, of starts: [Date]) -> Int {
+    let starts = starts.sorted()
+    var most = 0, low = 0
+    for high in starts.indices {
+        while starts[high].timeIntervalSince(starts[low]) >= window { low += 1 }
+        most = max(most, high - low + 1)
+    }
+    return most
+}
