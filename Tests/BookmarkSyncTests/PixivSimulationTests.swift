@@ -56,7 +56,7 @@ import Testing
         func mutate(_ random: inout SeededRandom) async throws {
             let restrict: Restrict = random.next() % 2 == 0 ? .public : .private
             let other: Restrict = restrict == .public ? .private : .public
-            switch random.next() % 12 {
+            switch random.next() % 13 {
             case 0, 1, 2:
                 webAdd(&random)
             case 3:
@@ -69,6 +69,11 @@ import Testing
                 if let work = pick(in: restrict, &random) {
                     h.pixiv.bookmark(catalogueByID[work.id] ?? work, restrict: other)
                     oracle.leftList(BookmarkKey(illustID: work.id, restrict: restrict))
+                }
+            case 12:
+                // Bookmarked again on the web: a new bookmark ID, on top of the same list.
+                if let work = pick(in: restrict, &random) {
+                    h.pixiv.bookmark(catalogueByID[work.id] ?? work, restrict: restrict)
                 }
             case 5, 11:
                 // Vanishes (or changes why): deleted, My pixiv only, sanity-limited, ….

@@ -32,7 +32,7 @@ import Testing
         var oracle = VanishedWorksOracle()
         func mutate(_ random: inout SeededRandom) async throws {
             let restrict: Restrict = random.next() % 2 == 0 ? .public : .private
-            switch random.next() % 9 {
+            switch random.next() % 10 {
             case 0, 1:
                 webAdd(&random)
             case 2:
@@ -44,6 +44,11 @@ import Testing
                 if let id = randomID(in: restrict, &random) {
                     h.source.move(illustID: id, from: restrict)
                     oracle.leftList(BookmarkKey(illustID: id, restrict: restrict))
+                }
+            case 9:
+                // Bookmarked again on the web: a new bookmark ID, on top of the same list.
+                if let id = randomID(in: restrict, &random), let content = h.source.content(ofIllustID: id) {
+                    h.source.add([content], to: restrict)
                 }
             case 6, 7:
                 // The work vanishes (or changes why), from both lists if it is in both.
