@@ -19,8 +19,8 @@ import Foundation
 ///   any one minute 20 + 34 = 54: under the ~100 the reports describe, with a margin for the
 ///   reports' vagueness. A walk of 12,000 bookmarks (401 requests) takes about 11.5 minutes
 ///   (686 s), 1.43 times what a limit of 100 per 120 s allows at best (480 s; the benchmark
-///   item `sync_walk_12k_simulated`); 100,000 bookmarks take about 1 h 40 min, in the
-///   background, resumable.
+///   item `sync_walk_12k_simulated`), in the background, resumable. 100,000 bookmarks would
+///   take about 1 h 40 min at this pace; the day's budget (below) spreads them over two days.
 ///
 /// If Pixiv is stricter than that, the engine learns: a rate-limit answer cools the account
 /// down for ``rateLimitCooldown`` (300 s, as clients wait; doubling for consecutive ones),
