@@ -13,8 +13,21 @@ import Testing
 @Suite struct SimulationTests {
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomHistoryEndsWithAnExactIndexAndALawfulRequestLog(seed: UInt64) async throws {
+        try await randomHistory(seed: seed, configuration: SyncConfiguration())
+    }
+
+    /// The same with a day's budget so small that walks wait for it again and again, and deltas
+    /// run while they wait: the index still ends exact, and no 24 hours hold more requests.
+    @Test(arguments: [5, 6] as [UInt64])
+    func aTightDaysBudgetStillEndsWithAnExactIndex(seed: UInt64) async throws {
+        let configuration = SyncConfiguration(dailyRequestLimit: 40, dailyRequestsKeptForDeltas: 10)
+        try await randomHistory(seed: seed, configuration: configuration)
+    }
+
+    private func randomHistory(seed: UInt64, configuration: SyncConfiguration) async throws {
         var random = SeededRandom(seed: seed)
-        let h = try await Harness(latency: 0.08)
+        let h = try await Harness(latency: 0.08, configuration: configuration)
+        let recorder = await StatusRecorder(h.engine)
         let faults = FaultDice(seed: seed &* 7_919)
         h.source.setFaultRule { _, _ in faults.roll() }
         var nextID = 10_000
@@ -128,6 +141,15 @@ import Testing
         #expect(h.source.requests.contains { $0.fault?.code == .rateLimited }, "the history exercised rate limits")
 
         let requests = h.source.requests
+        if let limit = configuration.dailyRequestLimit {
+            let most = mostWithin(86_400, of: requests.map(\.startedAt))
+            #expect(most <= limit, "\(most) requests within a day")
+        }
+        if configuration.dailyRequestLimit == 40 {
+            let seen = await recorder.snapshots(upTo: await h.engine.currentStatus())
+            let waits = seen.filter { $0.publicList.isWaitingForTheDay || $0.privateList.isWaitingForTheDay }
+            #expect(!waits.isEmpty, "the history made walks wait for the day")
+        }
         requests.checkPacing()
         #expect(h.source.maxConcurrentRequests == 1)
         checkBackoffAndPauses(requests, configuration: h.engine.configuration)
