@@ -22,13 +22,15 @@ let commands: [Command] = [
     Command(spec: serveSimulatorSpec) { try await runServeSimulator($0) },
 ]
 
+/// Each command's name, padded to the longest one's and two spaces, then its summary.
+let commandColumn = (commands.map(\.spec.name.count).max() ?? 0) + 2
 let overview = """
     usage: bookmarks <command> [options]
 
     An offline index of a Pixiv user's illust bookmarks, filterable by artwork tag.
 
     commands:
-    \(commands.map { "  " + $0.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+    \(commands.map { "  " + $0.spec.name.padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
 
     Run 'bookmarks <command> --help' for a command's options.
     """

@@ -309,6 +309,14 @@ struct CLITests {
         #expect(compact.error.contains("open elsewhere"))
     }
 
+    /// The overview lists every command, each name apart from its summary (the longest,
+    /// serve-simulator, ran into it).
+    @Test func theOverviewKeepsEveryNameApartFromItsSummary() async throws {
+        let help = try await CLI.run(["--help"])
+        #expect(help.output.contains("  serve-simulator  Serve a generated Pixiv account"), "\(help.output)")
+        #expect(help.output.contains("  demo             Sync a generated account"))
+    }
+
     @Test func everySubcommandHasHelp() async throws {
         for command in ["demo", "login", "logout", "status", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
             let result = try await CLI.run([command, "--help"])
