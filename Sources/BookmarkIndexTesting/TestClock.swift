@@ -110,9 +110,7 @@ public final class TestClock: SyncClock {
                         sleeper = Sleeper(id: id, deadline: date - state.wallStep, continuation: continuation)
                     case .monotonic(let instant):
                         if instant <= self.instant(in: state) { return .some(nil) }
-                        let offset = instant - base
-                        let seconds = TimeInterval(offset.components.seconds) + TimeInterval(offset.components.attoseconds) / 1e18
-                        sleeper = Sleeper(id: id, deadline: start + seconds, instant: instant, continuation: continuation)
+                        sleeper = Sleeper(id: id, deadline: start + Self.seconds(instant - base), instant: instant, continuation: continuation)
                     }
                     state.sleepers.append(sleeper)
                     return .none
@@ -142,8 +140,12 @@ public final class TestClock: SyncClock {
     ///
     /// - Throws: `CancellationError` when the task is cancelled while sleeping.
     public func sleep(for duration: Duration) async throws {
+        try await sleep(until: now + Self.seconds(duration))
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
         let parts = duration.components
-        try await sleep(until: now + TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18)
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 
     /// Moves time forward by `seconds`, waking every sleeper whose deadline falls within, in

@@ -158,6 +158,12 @@ public struct SyncConfiguration: Sendable, Hashable {
         self.dailyRequestsKeptForDeltas = min(max(0, dailyRequestsKeptForDeltas), (self.dailyRequestLimit ?? 2) - 1)
     }
 
+    /// How many pages `bookmarks` bookmarks fill (none below zero).
+    func pages(holding bookmarks: Int) -> Int {
+        let pageSize = max(1, pageSize)
+        return max(0, bookmarks / pageSize + (bookmarks % pageSize == 0 ? 0 : 1))
+    }
+
     /// The most requests a sync in `mode` may leave the account at in any 24 hours: the whole
     /// ``dailyRequestLimit`` for a delta, all but ``dailyRequestsKeptForDeltas`` for a walk.
     func dailyLimit(for mode: SyncMode) -> Int? {

@@ -34,10 +34,7 @@ struct AccountFacts: Sendable {
     }
 
     subscript(restrict: Restrict) -> ListFacts {
-        get { restrict == .public ? publicList : privateList }
-        set {
-            if restrict == .public { publicList = newValue } else { privateList = newValue }
-        }
+        restrict == .public ? publicList : privateList
     }
 
     /// The facts of `index`, each record decoded afresh (tests; the engine uses a cache).

@@ -16,11 +16,6 @@ struct SyncMoment: Sendable, Hashable {
         self.date = date
     }
 
-    /// The moment `seconds` later on both clocks.
-    static func + (moment: SyncMoment, seconds: TimeInterval) -> SyncMoment {
-        SyncMoment(instant: moment.instant + seconds, date: moment.date + seconds)
-    }
-
     /// The wall-clock date of `instant`, as of this moment: to show or persist a wait.
     func date(of instant: ContinuousClock.Instant) -> Date {
         date + (instant - self.instant).seconds

@@ -68,8 +68,7 @@ extension SyncStateMachine {
         } else {
             return nil
         }
-        let pageSize = max(1, configuration.pageSize)
-        var pages = max(1, bookmarks / pageSize + (bookmarks % pageSize == 0 ? 0 : 1))
+        var pages = max(1, configuration.pages(holding: bookmarks))
         if let cursor = list.record.fullSyncCursor { pages = max(1, pages.saturatingSubtract(cursor.pagesFetched)) }
         let requests = pages.saturatingAdd(1)
         guard let limit = configuration.dailyLimit(for: .full) else {

@@ -84,12 +84,6 @@ extension SyncStateMachine {
         lists[restrict] = .running(job, then: then)
     }
 
-    /// Whether `restrict`'s request is out and its answer still wanted.
-    func awaitsAnswer(for restrict: Restrict) -> Bool {
-        if case .running(let job, _)? = lists[restrict], job.step == .inFlight { return true }
-        return false
-    }
-
     /// The running job is done: a refresh asked for during it runs next.
     mutating func finishJob(_ job: Job) {
         guard case .running(_, let then)? = lists[job.restrict] else { return }

@@ -54,8 +54,7 @@ extension SyncStateMachine {
         var timeLeft: TimeInterval?
         if job.mode == .full, let total {
             // The total is Pixiv's, the pages fetched may be a saved cursor's: neither may overflow.
-            let pageSize = max(1, configuration.pageSize)
-            let pages = total / pageSize + (total % pageSize == 0 ? 0 : 1)
+            let pages = configuration.pages(holding: total)
             timeLeft = budget.timeFor(requests: max(0, pages.saturatingSubtract(job.pagesFetched)), now: now.instant)
         }
         return SyncProgress(
