@@ -178,16 +178,23 @@ public final class TestClock: SyncClock {
     }
 
     /// Lets work run, jumping time to the next sleeper's deadline whenever `isBusy` is still
-    /// `true` and someone sleeps, until `isBusy` returns `false`.
+    /// `true` and every busy participant is asleep on this clock, until `isBusy` returns `false`.
     ///
-    /// Correct when every task doing the work is either running or sleeping on this clock (as
-    /// a ``BookmarkSyncEngine`` and a fake source are): a sleeper then means the work waits
-    /// for time. Returns `false` if the work was still busy after `maxSteps` checks.
+    /// `participants` says how many tasks do the work now (for an engine, one while it is
+    /// not idle; for a host, its busy engines): time moves only once at least that many sleep
+    /// on this clock, so no participant still working (mid-request, writing a page) sees time
+    /// jump under it. Correct when each participant, when not running, sleeps on this clock
+    /// (as a ``BookmarkSyncEngine``, a host's engines and a fake source do). Returns `false` if
+    /// the work was still busy after `maxSteps` checks.
     @discardableResult
-    public func run(whileBusy isBusy: @Sendable () async -> Bool, maxSteps: Int = 5_000_000) async -> Bool {
+    public func run(
+        whileBusy isBusy: @Sendable () async -> Bool,
+        participants: @Sendable () async -> Int = { 1 },
+        maxSteps: Int = 5_000_000
+    ) async -> Bool {
         for _ in 0..<maxSteps {
             guard await isBusy() else { return true }
-            if let sleeper = popSleeper(notAfter: .distantFuture) {
+            if sleeperCount >= (await participants()), let sleeper = popSleeper(notAfter: .distantFuture) {
                 sleeper.continuation.resume()
             }
             await Task.yield()
@@ -196,7 +203,7 @@ public final class TestClock: SyncClock {
     }
 
     /// Drives `engine` until it has no sync running or waiting, jumping time to each deadline
-    /// it sleeps until (backoff, request spacing). No real time passes.
+    /// it sleeps until (backoff, request spacing) once it sleeps. No real time passes.
     @discardableResult
     public func runUntilIdle(_ engine: BookmarkSyncEngine, maxSteps: Int = 5_000_000) async -> Bool {
         await run(whileBusy: { await !engine.isIdle }, maxSteps: maxSteps)

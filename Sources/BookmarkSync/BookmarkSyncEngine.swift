@@ -25,21 +25,35 @@ import Foundation
 /// and saves a full walk's cursor with it, so a walk interrupted by a failure or a restart
 /// resumes where it stopped.
 public actor BookmarkSyncEngine {
-    private var machine: SyncStateMachine
-    private let store: BookmarksIndexStore
-    private let source: any BookmarkSource
-    private let clock: any SyncClock
+    var machine: SyncStateMachine
+    let store: BookmarksIndexStore
+    let source: any BookmarkSource
+    let clock: any SyncClock
     /// The rate-limit policy this engine follows.
     public nonisolated let configuration: SyncConfiguration
+    /// The account it syncs, as events name it.
+    let account: AccountID?
+    /// The budget of the address it shares with other accounts, if a host gave one.
+    let egress: (any EgressBudget)?
+    /// How much later than asked its waits may end, as a fraction of the wait, and the
+    /// generator of that jitter.
+    var jitter: (fraction: Double, random: SplitMix)
 
-    private var worker: Task<Void, Never>?
-    private var sleeper: Task<Void, any Error>?
-    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
-    private let subscribers = Subscribers<SyncStatus>()
-    private var lastStatus: SyncStatus?
+    /// Where the work loop runs: in ``run()``'s task, or in a task of its own started by an intent.
+    var lifecycle = Lifecycle()
+    var sleeper: Task<Void, any Error>?
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    let subscribers = Subscribers<SyncStatus>()
+    let eventSubscribers = Subscribers<SyncEvent>()
+    /// A host's stream, which gets every event too.
+    let hostEvents: Subscribers<SyncEvent>?
+    var lastStatus: SyncStatus?
+    /// The end of the last cooldown of the shared address, so the status's cooldown it causes
+    /// is not reported again as the account's.
+    var egressCooldownUntil: Date?
     /// Each list's record, decoded once per change of its stored bytes.
-    private var records = SyncRecordCache()
-    private var newest = NewestFacts()
+    var records = SyncRecordCache()
+    var newest = NewestFacts()
 
     /// Creates an engine that syncs `store` from `source`.
     ///
@@ -54,11 +68,25 @@ public actor BookmarkSyncEngine {
         clock: some SyncClock = SystemSyncClock(),
         configuration: SyncConfiguration = SyncConfiguration()
     ) {
+        self.init(store: store, source: source, clock: clock, configuration: configuration, account: nil, egress: nil)
+    }
+
+    /// An engine of a host: named `account` in its events (also given to `hostEvents`), taking
+    /// each request's turn from `egress`, its waits stretched by up to `jitter` of their length.
+    package init(
+        store: BookmarksIndexStore, source: any BookmarkSource, clock: any SyncClock, configuration: SyncConfiguration,
+        account: AccountID?, egress: (any EgressBudget)?, hostEvents: Subscribers<SyncEvent>? = nil,
+        jitter: Double = 0, seed: UInt64 = 0
+    ) {
         self.store = store
         self.source = source
         self.clock = clock
         self.configuration = configuration
         self.machine = SyncStateMachine(configuration: configuration)
+        self.account = account
+        self.egress = egress
+        self.hostEvents = hostEvents
+        self.jitter = (max(0, jitter), SplitMix(seed: seed))
     }
 
 
@@ -85,9 +113,11 @@ public actor BookmarkSyncEngine {
     }
 
     private func request(_ restrict: Restrict, _ intent: SyncStateMachine.Intent) async -> SyncRequestOutcome {
-        let outcome = machine.request(restrict, intent: intent, facts: await facts(), now: moment)
-        if machine.hasWork, worker == nil {
-            worker = Task { await self.run() }
+        let facts = await facts()
+        guard lifecycle.acceptsWork else { return .stopped }
+        let outcome = machine.request(restrict, intent: intent, facts: facts, now: moment)
+        if machine.hasWork, !lifecycle.isWorking {
+            startWorking()
         } else if outcome == .started {
             // The worker sleeps for a walk waiting for the day's budget: this sync goes now.
             sleeper?.cancel()
@@ -97,7 +127,7 @@ public actor BookmarkSyncEngine {
     }
 
     /// The lists as the index holds them now (or as a newer read already saw them).
-    private func facts() async -> AccountFacts {
+    func facts() async -> AccountFacts {
         let index = await store.snapshot
         let facts = newest.offer(records.facts(of: index))
         // The pacing and the day's spend an earlier process saved hold from the first read.
@@ -186,107 +216,34 @@ public actor BookmarkSyncEngine {
     }
 
     /// Whether no sync is running or waiting.
-    public var isIdle: Bool { worker == nil }
+    public var isIdle: Bool { !lifecycle.isWorking }
 
     /// Returns when no sync is running or waiting (at once when idle).
     ///
     /// With a test clock, drive time with `TestClock.runUntilIdle(_:)` instead, or this waits
     /// for sleeps that never end.
     public func waitUntilIdle() async {
-        guard worker != nil else { return }
+        guard lifecycle.isWorking else { return }
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
     /// Now, on the monotonic clock the engine's waits use and on the wall clock.
-    private var moment: SyncMoment { SyncMoment(instant: clock.instant, date: clock.now) }
+    var moment: SyncMoment { SyncMoment(instant: clock.instant, date: clock.now) }
 
     /// The status from the machine and the newest facts read.
-    private func status() -> SyncStatus {
+    func status() -> SyncStatus {
         machine.status(facts: newest.facts ?? AccountFacts(), now: moment)
     }
 
     /// Tells every subscriber the status if it changed; returns whether it did.
     @discardableResult
-    private func publish() -> Bool {
+    func publish() -> Bool {
         let status = status()
         guard status != lastStatus else { return false }
+        let previous = lastStatus
         lastStatus = status
         subscribers.yield(status)
+        for kind in SyncEvent.transitions(from: previous, to: status, egressCooldownUntil: egressCooldownUntil) { emit(kind) }
         return true
-    }
-
-    // MARK: The request stream
-
-    /// The single worker: asks the machine what to do and does it, until it says idle.
-    private func run() async {
-        while true {
-            let action = machine.nextAction(facts: await facts(), now: moment)
-            publish()
-            switch action {
-            case .idle:
-                worker = nil
-                let waiters = idleWaiters
-                idleWaiters.removeAll()
-                for waiter in waiters { waiter.resume() }
-                return
-            case .wait(let deadline):
-                await sleep(until: deadline)
-            case .fetch(let fetch):
-                await perform(fetch)
-            }
-        }
-    }
-
-    private func sleep(until deadline: ContinuousClock.Instant) async {
-        let clock = self.clock
-        let task = Task { try await clock.sleep(until: deadline) }
-        sleeper = task
-        _ = await task.result
-        sleeper = nil
-    }
-
-    private func perform(_ fetch: SyncStateMachine.Fetch) async {
-        let restrict = fetch.restrict
-        let page: BookmarkPage
-        do {
-            switch fetch {
-            case .total:
-                let total = try await source.totalCount(of: restrict)
-                machine.totalFetched(total, now: moment)
-                return
-            case .firstPage:
-                page = try await source.firstPage(of: restrict)
-            case .nextPage(let token, _):
-                page = try await source.nextPage(token, of: restrict)
-            }
-        } catch {
-            await failed(BookmarkSyncError(classifying: error))
-            return
-        }
-        guard case .write(let work) = machine.pageArrived(facts: await facts(), now: moment) else {
-            // The kill switch abandoned this request: its answer is discarded.
-            return
-        }
-        // The page is decided in the store's turn, on the index as it is when written.
-        let now = clock.now
-        do {
-            // What the page persists (when rows were seen, tombstones) is dated by the wall clock.
-            let outcome = try await store.update { index in work.decide(page, index: index, now: now) }
-            machine.pageWritten(outcome, now: moment)
-        } catch {
-            machine.writeFailed(
-                BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.", underlying: error),
-                restrict: restrict, now: moment
-            )
-        }
-    }
-
-    /// Tells the machine the request failed, and writes what it decided to keep (a pause, the
-    /// learned pacing, a rejected cursor forgotten), so that a restart keeps it. What cannot be
-    /// written still holds in this process.
-    private func failed(_ error: BookmarkSyncError) async {
-        let edits = machine.fetchFailed(error, now: moment)
-        guard !edits.isEmpty else { return }
-        _ = try? await store.update { index in (RecordEdit.changes(edits, in: index), ()) }
     }
 }

@@ -125,4 +125,7 @@ public enum SyncRequestOutcome: Sendable, Hashable {
     case paused(until: Date)
     /// Indexing is switched off.
     case disabled
+    /// The engine was shut down (``BookmarkSyncEngine/shutdown()``, or its
+    /// ``BookmarkSyncEngine/run()`` was cancelled): it starts no more syncs.
+    case stopped
 }

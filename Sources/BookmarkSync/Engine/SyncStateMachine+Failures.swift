@@ -30,6 +30,13 @@ extension SyncStateMachine {
     private mutating func decideFailure(_ error: BookmarkSyncError, now: SyncMoment) -> [RecordEdit] {
         guard var job = finishRequest(now: now) else { return [] }
         let restrict = job.restrict
+        if job.stopsAfterRequest {
+            // The sync was stopped: it ends here. A rate-limit answer still cools the account.
+            finishJob(job)
+            guard error.code == .rateLimited else { return [] }
+            _ = budget.rateLimited(now: now.instant, retryAfter: error.retryAfter)
+            return pacingEdits(now: now)
+        }
         var error = error
         if error.code == .blocked {
             // A block is waited out like a long Retry-After: it holds the account and pauses the list.

@@ -30,6 +30,10 @@ extension SyncStateMachine {
         job.needsTotal = false
         // A total below zero is no total: Pixiv's answer is taken as it is, never trusted to add up.
         if let total { memory[job.restrict]?.knownTotal = KnownTotal(count: max(0, total), at: now.date) }
+        if job.stopsAfterRequest {
+            finishJob(job)
+            return
+        }
         replaceRunningJob(job)
     }
 
@@ -75,7 +79,7 @@ extension SyncStateMachine {
         // The batch saved the sync's own position over any rejected one.
         memory[restrict]?.cursorRejected = false
         guard case .running(let current, let then)? = lists[restrict] else { return }
-        if current.step == .abandoned || outcome.finished {
+        if current.step == .abandoned || current.stopsAfterRequest || outcome.finished {
             finishJob(current)
             return
         }

@@ -86,6 +86,9 @@ struct SyncStateMachine: Sendable {
         var startedAt: Date?
         /// A full walk resumed from a saved cursor that has not yet fetched a page.
         var resumingCursor = false
+        /// The job was stopped with a request out (``SyncStateMachine/stop(_:)``): it ends once
+        /// that request's answer has been handled (its page written).
+        var stopsAfterRequest = false
 
         init(restrict: Restrict, intent: Intent) {
             self.restrict = restrict
