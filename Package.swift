@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "BookmarkIndex", targets: ["BookmarkIndex"]),
         .library(name: "BookmarkSync", targets: ["BookmarkSync"]),
+        .library(name: "BookmarkHost", targets: ["BookmarkHost"]),
         .library(name: "PixivAPI", targets: ["PixivAPI"]),
         .library(name: "BookmarkIndexTesting", targets: ["BookmarkIndexTesting"]),
         .executable(name: "bookmarks", targets: ["bookmarks"]),
@@ -15,6 +16,7 @@ let package = Package(
         .target(name: "PixivAPI"),
         .target(name: "BookmarkIndex"),
         .target(name: "BookmarkSync", dependencies: ["BookmarkIndex", "PixivAPI"]),
+        .target(name: "BookmarkHost", dependencies: ["BookmarkIndex", "BookmarkSync"]),
         .target(
             name: "BookmarkIndexTesting",
             dependencies: ["BookmarkIndex", "BookmarkSync", "PixivAPI"]
@@ -29,6 +31,7 @@ let package = Package(
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
         .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
+        .testTarget(name: "BookmarkHostTests", dependencies: ["BookmarkHost", "BookmarkSync", "PixivAPI", "BookmarkIndexTesting"]),
         .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting"]),
         // Runs the built `bookmarks` executable as a process; the dependency makes sure it is built.
         .testTarget(name: "BookmarksCLITests", dependencies: ["bookmarks"]),

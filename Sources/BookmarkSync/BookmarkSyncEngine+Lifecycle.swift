@@ -132,6 +132,7 @@ extension BookmarkSyncEngine {
     /// Starts the work loop: in ``run()``'s task when it is active, else in a task of its own.
     func startWorking() {
         lifecycle.isWorking = true
+        activity?(true)
         if lifecycle.ownedByRun {
             lifecycle.wakeRun()
         } else {

@@ -13,6 +13,7 @@ extension BookmarkSyncEngine {
             case .idle:
                 lifecycle.isWorking = false
                 lifecycle.workingAlone = false
+                activity?(false)
                 let waiters = idleWaiters
                 idleWaiters.removeAll()
                 for waiter in waiters { waiter.resume() }

@@ -47,6 +47,8 @@ public actor BookmarkSyncEngine {
     let eventSubscribers = Subscribers<SyncEvent>()
     /// A host's stream, which gets every event too.
     let hostEvents: Subscribers<SyncEvent>?
+    /// Told when the work loop starts (`true`) and ends (`false`): a host counts its busy engines.
+    let activity: (@Sendable (_ working: Bool) -> Void)?
     var lastStatus: SyncStatus?
     /// The end of the last cooldown of the shared address, so the status's cooldown it causes
     /// is not reported again as the account's.
@@ -76,8 +78,9 @@ public actor BookmarkSyncEngine {
     package init(
         store: BookmarksIndexStore, source: any BookmarkSource, clock: any SyncClock, configuration: SyncConfiguration,
         account: AccountID?, egress: (any EgressBudget)?, hostEvents: Subscribers<SyncEvent>? = nil,
-        jitter: Double = 0, seed: UInt64 = 0
+        jitter: Double = 0, seed: UInt64 = 0, activity: (@Sendable (_ working: Bool) -> Void)? = nil
     ) {
+        self.activity = activity
         self.store = store
         self.source = source
         self.clock = clock
