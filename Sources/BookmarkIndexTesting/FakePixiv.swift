@@ -19,7 +19,7 @@ import Synchronization
 /// - Routing as Pixiv: a request is *for* the account whose access token it carries (at the
 ///   token endpoint: whose refresh token or login code). `user_id` names whose list or detail is
 ///   read: the caller's own lists both, another user's public list and tags, never another
-///   user's private ones (refused with a 403, ``privateListRefusal``). Adding, removing and
+///   user's private ones (refused with HTTP 403 and Pixiv's error object). Adding, removing and
 ///   bookmark detail are the caller's.
 /// - Pagination as Pixiv: 30 per page, newest bookmark first; `next_url` carries
 ///   `max_bookmark_id`, the bookmark ID of the first work of the next page (or of this page's
