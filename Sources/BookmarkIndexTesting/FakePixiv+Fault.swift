@@ -144,6 +144,11 @@ extension FakePixiv {
         public var form: [String: String]
         /// The status answered; `nil` when the connection was dropped.
         public var status: Int?
+        /// The account the request was for: the owner of the access token it carried (expired
+        /// or not), of the refresh token or login code it sent to the token endpoint, or the
+        /// first account for the login page; `nil` when it named no account. (The token itself
+        /// is never logged.) `user_id` in ``query`` is whose list or profile it read.
+        public var userID: Int?
     }
 }
 

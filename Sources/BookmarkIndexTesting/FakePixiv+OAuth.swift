@@ -8,6 +8,8 @@ extension FakePixiv {
     /// What the token endpoint and the login route remember besides the tokens.
     struct OAuthState: Sendable {
         struct LoginCode: Sendable {
+            /// The account that logged in.
+            var userID: Int
             var challenge: String
             var issuedAt: Date
         }
@@ -33,7 +35,9 @@ extension FakePixiv {
 
     /// `GET /web/v1/login?code_challenge=…&code_challenge_method=S256&client=pixiv-android`: a
     /// user who logs in at once. Answers 302 to `pixiv://account/login?code=…&via=login` with a
-    /// fresh code bound to the challenge, valid for ``loginCodeLifetime`` by `now`.
+    /// fresh code bound to the challenge, valid for ``loginCodeLifetime`` by `now`. The user who
+    /// logs in is the first account (``firstAccount``); other accounts sign in with their
+    /// refresh tokens.
     func serveLogin(_ call: Call, at date: Date) -> HTTPResponse {
         guard let challenge = call.value("code_challenge"), !challenge.isEmpty,
               call.value("code_challenge_method") == "S256", call.value("client") == "pixiv-android" else {
@@ -45,7 +49,7 @@ extension FakePixiv {
         let code = state.withLock { state in
             state.oauth.codeSerial += 1
             let code = "fake-login-code-\(state.oauth.codeSerial)-\(userID)"
-            state.oauth.loginCodes[code] = OAuthState.LoginCode(challenge: challenge, issuedAt: date)
+            state.oauth.loginCodes[code] = OAuthState.LoginCode(userID: userID, challenge: challenge, issuedAt: date)
             return code
         }
         return HTTPResponse(status: 302, headers: [
@@ -56,7 +60,7 @@ extension FakePixiv {
 
     /// `POST /auth/token`: checks the client credentials (and the client hash in strict mode),
     /// then grants tokens for a refresh token or a login code, answering errors in Pixiv's
-    /// shapes.
+    /// shapes. The tokens are for the account whose refresh token or login code it is.
     func serveToken(_ call: Call, at date: Date) -> HTTPResponse {
         state.withLock { state in
             let credentials = state.oauth.clientCredentials
@@ -74,10 +78,10 @@ extension FakePixiv {
                 guard let token = call.value("refresh_token"), !token.isEmpty else {
                     return Self.json(400, PixivBodies.oauth("invalid_request", message: "The refresh_token parameter is missing"))
                 }
-                guard state.refreshTokenIsValid, token == state.refreshToken else {
+                guard let owner = state.account(withRefreshToken: token), state.accounts[owner]?.refreshTokenIsValid == true else {
                     return Self.json(400, PixivBodies.oauth("invalid_grant", message: "Invalid refresh token"))
                 }
-                return grantTokens(&state, at: date)
+                return grantTokens(&state, to: owner, at: date)
             case "authorization_code":
                 guard let code = call.value("code"), let verifier = call.value("code_verifier"),
                       call.value("redirect_uri") != nil else {
@@ -94,7 +98,7 @@ extension FakePixiv {
                 guard call.value("redirect_uri") == PixivLogin.redirectURI else {
                     return Self.json(400, PixivBodies.oauth("invalid_grant", message: "Invalid redirect_uri"))
                 }
-                return grantTokens(&state, at: date)
+                return grantTokens(&state, to: issued.userID, at: date)
             default:
                 // As Pixiv answers it: the message tells it apart from a dead token.
                 return Self.json(400, PixivBodies.oauth("invalid_grant", message: "Invalid grant_type parameter or parameter missing"))
@@ -109,29 +113,52 @@ extension FakePixiv {
         return abs(parsed.timeIntervalSince(date)) <= 300
     }
 
-    /// A token answer, with the fields at the top level and again under `response`, as Pixiv
-    /// sends them.
-    private func grantTokens(_ state: inout State, at date: Date) -> HTTPResponse {
+    /// A token answer for the account of `userID`, with the fields at the top level and again
+    /// under `response`, as Pixiv sends them. A rotated refresh token is
+    /// `rotated-refresh-token-<n>` for the first account and `rotated-refresh-token-<userID>-<n>`
+    /// for the others, `n` counting the account's refreshes, so no two accounts share one.
+    private func grantTokens(_ state: inout State, to userID: Int, at date: Date) -> HTTPResponse {
         let lifetime = Int(accessTokenLifetime.timeInterval)
-        let token = state.issueToken(expiresAt: date.addingTimeInterval(TimeInterval(lifetime)))
-        state.refreshCount += 1
-        if state.rotatesRefreshTokens { state.refreshToken = "rotated-refresh-token-\(state.refreshCount)" }
+        let token = state.issueToken(for: userID, expiresAt: date.addingTimeInterval(TimeInterval(lifetime)))
+        let isFirst = userID == self.userID
+        let refreshToken = state.withAccount(userID) { account in
+            account.refreshCount += 1
+            if account.rotatesRefreshTokens {
+                account.refreshToken = "rotated-refresh-token-" + (isFirst ? "" : "\(userID)-") + "\(account.refreshCount)"
+            }
+            return account.refreshToken
+        }
         let user: [String: Any] = [
-            "id": String(userID), "name": userName, "account": account, "mail_address": "",
+            "id": String(userID), "name": "fake user \(userID)", "account": "fake_\(userID)", "mail_address": "",
             "is_premium": false, "x_restrict": 2, "is_mail_authorized": true,
             "profile_image_urls": ["px_16x16": "", "px_50x50": "", "px_170x170": ""],
         ]
         let body: [String: Any] = [
             "access_token": token, "expires_in": lifetime, "token_type": "bearer",
-            "scope": "", "refresh_token": state.refreshToken, "user": user,
+            "scope": "", "refresh_token": refreshToken, "user": user,
         ]
         var response = body
         response["response"] = body
         return Self.json(200, PixivBodies.json(response))
     }
+}
 
-    /// The account's display name, as the token endpoint reports it.
-    public var userName: String { "fake user \(userID)" }
-    /// The account's login name, as the token endpoint reports it.
-    public var account: String { "fake_\(userID)" }
+extension FakePixiv.State {
+    /// The account a request is for: the owner of its access token (expired too); at the token
+    /// endpoint, of its refresh token or login code; at the login page, the first account.
+    /// `nil` when it names none.
+    func caller(of call: FakePixiv.Call) -> Int? {
+        switch call.endpoint {
+        case .token:
+            switch call.value("grant_type") {
+            case "refresh_token": return call.value("refresh_token").flatMap { account(withRefreshToken: $0) }
+            case "authorization_code": return call.value("code").flatMap { oauth.loginCodes[$0]?.userID }
+            default: return nil
+            }
+        case .login:
+            return accountOrder.first
+        default:
+            return FakePixiv.bearer(call.headers).flatMap { tokens[$0]?.userID }
+        }
+    }
 }

@@ -2,28 +2,40 @@ import Foundation
 import PixivAPI
 
 extension FakePixiv {
-    /// A limit on the account's app-API requests, modelled on what Pixiv's users report; turn it
-    /// on with ``FakePixiv/limitRequests(_:)``.
+    /// A limit on app-API requests, modelled on what Pixiv's users report; turn it on with
+    /// ``FakePixiv/limitRequests(_:per:)`` or ``FakePixiv/Account/limitRequests(_:)``.
     ///
     /// Pixiv publishes no limits. Its users report (public issue threads of Pixiv clients) that
     /// the app API starts answering "Rate Limit" after about 100 requests within one to two
     /// minutes (about one request a second sustained), that the penalty lasts minutes (clients
-    /// wait 300 s), and that it is per account: after a trip even the other list will not load.
-    /// `RateLimit(maxRequests: 100, window: .seconds(120), penalty: .seconds(300))` is that shape.
+    /// wait 300 s), and that it applies per account and per IP address: after a trip even the
+    /// other list will not load, and a server syncing many accounts from one address shares one
+    /// budget. `RateLimit(maxRequests: 100, window: .seconds(120), penalty: .seconds(300))`
+    /// counted per address is that shape.
     ///
     /// The model, on the fake's `now`:
+    /// - **Two kinds of limiter.** Per address (``Scope/address``): one limiter counts every
+    ///   app-API request the host receives, whichever account sends it — every request of a test
+    ///   comes from one address, as a server's many accounts do behind one egress. Per account
+    ///   (``Scope/account``, or one account's ``FakePixiv/Account/limitRequests(_:)``): each
+    ///   account's own limiter counts the requests carrying one of its access tokens (expired
+    ///   ones too; a request with a token the fake never issued has no account). Either, both or
+    ///   neither can be on.
+    /// - **Order.** The address's limiter decides first; a request it refuses never reaches the
+    ///   account's. A request the address admits is counted there even if the account's limiter
+    ///   then refuses it. Only a request both admit is served (or refused for its token).
     /// - **Counted:** every request to an app-API endpoint (every ``Endpoint`` but
     ///   ``Endpoint/token``, ``Endpoint/login`` and ``Endpoint/unknown``) that arrives outside a
-    ///   penalty, whatever it is answered: the limiter stands in front of the access-token check,
-    ///   so a request with a rejected token counts too. One limiter serves the whole account, both
-    ///   lists. A request that a queued fault answers in place of the account
-    ///   (``FakePixiv/enqueue(_:for:count:)``) never reaches it; one that a fault only delays or
-    ///   truncates does, when it is served.
+    ///   penalty, whatever it is answered: the limiters stand in front of the access-token check,
+    ///   so a request with a rejected token counts too. A limiter serves both lists. A request
+    ///   that a queued fault answers in place of the host (``FakePixiv/enqueue(_:for:count:)``)
+    ///   never reaches it; one that a fault only delays or truncates does, when it is served.
     /// - **Window:** a request arriving at `t` is served while fewer than `maxRequests` counted
     ///   requests arrived in `(t − window, t]`, so a request exactly `window` after another no
     ///   longer sees it. The one that would make more than `maxRequests` trips the limit.
-    /// - **Penalty:** the tripping request and every app-API request arriving in
-    ///   `[trip, trip + penalty)` are answered as Pixiv's app API answers a rate limit: HTTP 403,
+    /// - **Penalty:** the tripping request and every app-API request the tripped limiter sees in
+    ///   `[trip, trip + penalty)` (every request of the host for the address's; the account's own
+    ///   for an account's) are answered as Pixiv's app API answers a rate limit: HTTP 403,
     ///   `Content-Type: application/json`,
     ///   `{"error":{"user_message":"","message":"Rate Limit","reason":"","user_message_details":{}}}`
     ///   and no `Retry-After` (the answer of ``Fault/rateLimitMessage(status:)``). They are logged
@@ -39,8 +51,17 @@ extension FakePixiv {
         public var maxRequests: Int
         /// The length of the sliding window.
         public var window: Duration
-        /// How long the account is refused after a trip.
+        /// How long requests are refused after a trip.
         public var penalty: Duration
+
+        /// What a limit counts: all the host's requests, or each account's own.
+        public enum Scope: Sendable, Hashable {
+            /// Every app-API request the host receives, whichever account sends it: one IP
+            /// address's budget.
+            case address
+            /// Each account's own requests, every account with a window of its own.
+            case account
+        }
 
         /// A limit of `maxRequests` per sliding `window`, refusing everything for `penalty` after
         /// a trip.
@@ -84,23 +105,37 @@ extension FakePixiv {
         }
     }
 
-    /// Limits the account's app-API requests to `limit` from now on (see ``RateLimit`` for the
-    /// model); `nil` turns the limit off.
+    /// Limits app-API requests to `limit` from now on, counted `per` address (every request the
+    /// host receives, the default) or per account (every account, those added later too, with a
+    /// window of its own); `nil` turns that kind of limit off. See ``RateLimit`` for the model.
     ///
-    /// Either way the window starts empty and any penalty in progress ends; the trips so far stay
-    /// in ``rateLimitTrips``.
-    public func limitRequests(_ limit: RateLimit?) {
-        state.withLock { $0.rateLimiter = RateLimiter(limit: limit, trips: $0.rateLimiter.trips) }
+    /// Either way the windows start empty and any penalty of that kind in progress ends; the
+    /// trips so far stay in ``rateLimitTrips`` (the address's) and ``Account/rateLimitTrips``.
+    /// To limit one account only, use ``Account/limitRequests(_:)``.
+    public func limitRequests(_ limit: RateLimit?, per scope: RateLimit.Scope = .address) {
+        state.withLock { state in
+            switch scope {
+            case .address:
+                state.rateLimiter = RateLimiter(limit: limit, trips: state.rateLimiter.trips)
+            case .account:
+                state.accountLimit = limit
+                for userID in state.accountOrder {
+                    state.withAccount(userID) { $0.rateLimiter = RateLimiter(limit: limit, trips: $0.rateLimiter.trips) }
+                }
+            }
+        }
     }
 
-    /// When each trip of the rate limit happened, by the fake's `now`, oldest first: the arrival
-    /// of each request that began a penalty.
+    /// When each trip of the per-address limit happened, by the fake's `now`, oldest first: the
+    /// arrival of each request that began a penalty. (An account's own trips are
+    /// ``Account/rateLimitTrips``.)
     public var rateLimitTrips: [Date] {
         state.withLock { $0.rateLimiter.trips }
     }
 
-    /// Whether an app-API request arriving at `date` would be served rather than refused, without
-    /// counting it: for tests that look for the earliest moment the limit allows.
+    /// Whether an app-API request arriving at `date` would be served rather than refused by the
+    /// per-address limit, without counting it: for tests that look for the earliest moment the
+    /// limit allows.
     func rateLimitAdmits(at date: Date) -> Bool {
         switch state.withLock({ $0.rateLimiter.decision(at: date) }) {
         case .unlimited, .count: true
@@ -114,8 +149,9 @@ extension FakePixiv {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: PixivBodies.error(message: "Rate Limit"))
     }
 
-    /// The state of the rate-limit model (``RateLimit``): the requests counted in the window, the
-    /// penalty in progress and the trips so far. Pure: it decides; ``FakePixiv`` answers.
+    /// The state of one limiter of the rate-limit model (``RateLimit``): the requests counted in
+    /// the window, the penalty in progress and the trips so far. Pure: it decides; ``FakePixiv``
+    /// answers.
     struct RateLimiter: Sendable {
         /// What happens to an app-API request.
         enum Decision: Equatable {
@@ -169,6 +205,18 @@ extension FakePixiv {
                 return false
             }
         }
+    }
+}
+
+extension FakePixiv.State {
+    /// Decides an app-API request arriving at `date` with the access token `bearer` and records
+    /// it: the address's limiter first, then the limiter of the token's account. True when it is
+    /// to be served.
+    mutating func admit(_ endpoint: FakePixiv.Endpoint, bearer: String?, at date: Date) -> Bool {
+        guard endpoint.isRateLimited else { return true }
+        guard rateLimiter.admit(endpoint, at: date) else { return false }
+        guard let userID = bearer.flatMap({ tokens[$0]?.userID }), accounts[userID] != nil else { return true }
+        return withAccount(userID) { $0.rateLimiter.admit(endpoint, at: date) }
     }
 }
 

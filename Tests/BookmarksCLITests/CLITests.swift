@@ -313,7 +313,7 @@ struct CLITests {
     /// serve-simulator, ran into it).
     @Test func theOverviewKeepsEveryNameApartFromItsSummary() async throws {
         let help = try await CLI.run(["--help"])
-        #expect(help.output.contains("  serve-simulator  Serve a generated Pixiv account"), "\(help.output)")
+        #expect(help.output.contains("  serve-simulator  Serve generated Pixiv accounts"), "\(help.output)")
         #expect(help.output.contains("  demo             Sync a generated account"))
     }
 
