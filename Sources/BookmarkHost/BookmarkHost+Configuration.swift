@@ -11,11 +11,11 @@ extension BookmarkHost {
         public var maximumOpenStores: Int
         /// Bytes the open stores may keep in memory, as estimated
         /// (`BookmarksIndexStore.residentBytes`); `nil` for no bound. Enforced like
-        /// ``maximumOpenStores``.
+        /// `maximumOpenStores`.
         public var maximumResidentBytes: Int?
         /// Each account's sync policy: its own pacing and day's budget.
         public var sync: SyncConfiguration
-        /// The shared address's budget, when the host makes its own ``SharedEgressBudget``.
+        /// The shared address's budget, when the host makes its own `SharedEgressBudget`.
         public var egress: SharedEgressBudget.Configuration
         /// How much later than asked each engine's waits may end, as a fraction of the wait.
         public var jitter: Double

@@ -4,13 +4,13 @@ import Foundation
 
 /// The host's owner: `run()` and a graceful shutdown, and the event stream.
 extension BookmarkHost {
-    /// Runs every account's syncs in the calling task until it is cancelled or ``shutdown()``
+    /// Runs every account's syncs in the calling task until it is cancelled or `shutdown()`
     /// is called; then shuts down gracefully and returns: each request in flight is answered
     /// and its page written, the engines stop, the stores close. Nothing acknowledged is lost.
     ///
     /// Call it from the task that owns the host's life (a service group's `run()`, the main
     /// task of a server). Without it, each account's work runs in a task of its engine's own,
-    /// and ``shutdown()`` stops it. A second concurrent call returns at once.
+    /// and `shutdown()` stops it. A second concurrent call returns at once.
     public func run() async {
         guard phase == .active, runner == nil else { return }
         let (engines, runner) = AsyncStream.makeStream(of: BookmarkSyncEngine.self)
@@ -30,7 +30,7 @@ extension BookmarkHost {
 
     /// Stops the host gracefully and returns once it has stopped: every engine lets its request
     /// in flight be answered and its page written, then stops; every store closes; the event
-    /// stream ends; later calls throw ``BookmarkHostError/Code/stopped``. With ``run()`` active,
+    /// stream ends; later calls throw ``BookmarkHostError/Code/stopped``. With `run()` active,
     /// that call returns too.
     public func shutdown() async {
         if phase == .active { phase = .stopping }
@@ -57,8 +57,8 @@ extension BookmarkHost {
         stopWaiters.removeAll()
     }
 
-    /// A stream of what every account's engine and store do (``SyncEvent``, each with its
-    /// ``SyncEvent/account``), and what the host does: accounts added and removed, stores
+    /// A stream of what every account's engine and store do (`SyncEvent`, each with its
+    /// `SyncEvent/account`), and what the host does: accounts added and removed, stores
     /// opened, closed and evicted, an account quarantined, the shared address cooling down.
     ///
     /// Each call returns a new, independent stream from now on; it ends at the host's shutdown

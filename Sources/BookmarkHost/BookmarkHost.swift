@@ -6,22 +6,22 @@ import Synchronization
 /// Keeps the indexes of many Pixiv accounts in one process: a bot, or a web service where
 /// people link their Pixiv account.
 ///
-/// Register each account (``add(_:)``: an ID, its store's directory, a way to make its source);
-/// nothing opens until the account is used. A sync, a status or ``withStore(_:_:)`` opens the
+/// Register each account (`add(_:)`: an ID, its store's directory, a way to make its source);
+/// nothing opens until the account is used. A sync, a status or `withStore(_:_:)` opens the
 /// account's store and makes its engine; idle stores are closed again, least recently used
-/// first, once more than ``Configuration/maximumOpenStores`` are open or they hold more than
-/// ``Configuration/maximumResidentBytes``.
+/// first, once more than `Configuration/maximumOpenStores` are open or they hold more than
+/// `Configuration/maximumResidentBytes`.
 ///
 /// Every account keeps its own pacing and day's budget, and every request of every account also
-/// takes its turn from one ``EgressBudget`` for the address they share: fair turns, never two
+/// takes its turn from one `EgressBudget` for the address they share: fair turns, never two
 /// accounts' requests in a burst, and a rate-limit answer classified as the account's or the
-/// address's (see ``SharedEgressBudget``). An account whose store fails to open reports it
+/// address's (see `SharedEgressBudget`). An account whose store fails to open reports it
 /// (``BookmarkHostError/Code/storeUnavailable``, and an event); the others go on.
 ///
-/// The host has an owner: ``run()`` in the app's task (or its service group) runs every
+/// The host has an owner: `run()` in the app's task (or its service group) runs every
 /// engine's work and, when that task is cancelled, shuts down gracefully: each request in
 /// flight is answered and its page written, the engines stop, the stores close.
-/// ``events(bufferingPolicy:)`` streams what every account's engine and store do, for logs and
+/// `events(bufferingPolicy:)` streams what every account's engine and store do, for logs and
 /// metrics.
 public actor BookmarkHost {
     /// What the host was made with.
@@ -46,7 +46,7 @@ public actor BookmarkHost {
     enum Phase: Sendable { case active, stopping, stopped }
 
     /// A host whose accounts sync on `clock`, sharing `egress` (by default a
-    /// ``SharedEgressBudget`` made from ``Configuration/egress``: the accounts of this process
+    /// `SharedEgressBudget` made from `Configuration/egress`: the accounts of this process
     /// behind one address).
     public init(configuration: Configuration = Configuration(), clock: some SyncClock = SystemSyncClock(), egress: (any EgressBudget)? = nil) {
         self.configuration = configuration
@@ -85,7 +85,7 @@ public actor BookmarkHost {
 
     // MARK: Syncs
 
-    /// ``BookmarkSyncEngine/startAutoSync(for:)`` for `id`'s list, opening its store if needed.
+    /// `BookmarkSyncEngine/startAutoSync(for:)` for `id`'s list, opening its store if needed.
     ///
     /// - Throws: ``BookmarkHostError`` when the account is unknown, its store cannot open, or
     ///   the host was shut down.
@@ -94,15 +94,15 @@ public actor BookmarkHost {
         try await using(id) { await $0.engine.startAutoSync(for: restrict) }
     }
 
-    /// ``BookmarkSyncEngine/refresh(_:)`` for `id`'s list, opening its store if needed.
+    /// `BookmarkSyncEngine/refresh(_:)` for `id`'s list, opening its store if needed.
     ///
-    /// - Throws: as ``startAutoSync(_:for:)``.
+    /// - Throws: as `startAutoSync(_:for:)`.
     @discardableResult
     public func refresh(_ id: AccountID, _ restrict: Restrict) async throws -> SyncRequestOutcome {
         try await using(id) { await $0.engine.refresh(restrict) }
     }
 
-    /// Cancels `id`'s sync of `restrict` (``BookmarkSyncEngine/cancelSync(of:)``); nothing
+    /// Cancels `id`'s sync of `restrict` (`BookmarkSyncEngine/cancelSync(of:)`); nothing
     /// happens when its store is not open.
     public func cancelSync(_ id: AccountID, of restrict: Restrict) async {
         await open[id]?.engine.cancelSync(of: restrict)
@@ -110,7 +110,7 @@ public actor BookmarkHost {
 
     /// `id`'s sync status, opening its store if needed.
     ///
-    /// - Throws: as ``startAutoSync(_:for:)``.
+    /// - Throws: as `startAutoSync(_:for:)`.
     public func status(of id: AccountID) async throws -> SyncStatus {
         try await using(id) { await $0.engine.currentStatus() }
     }
@@ -118,7 +118,7 @@ public actor BookmarkHost {
     /// Runs `body` with `id`'s store, opened if needed and kept open until `body` returns (a
     /// store in use is never evicted). Query it, or record the app's own bookmarking.
     ///
-    /// - Throws: as ``startAutoSync(_:for:)``, or what `body` throws.
+    /// - Throws: as `startAutoSync(_:for:)`, or what `body` throws.
     public nonisolated func withStore<Value: Sendable>(
         _ id: AccountID, _ body: @Sendable (BookmarksIndexStore) async throws -> Value
     ) async throws -> Value {

@@ -1,7 +1,7 @@
 import BookmarkSync
 import Foundation
 
-/// Why a ``BookmarkHost`` call failed: a ``code`` to branch on, the account it concerns, a
+/// Why a ``BookmarkHost`` call failed: a `code` to branch on, the account it concerns, a
 /// message that says what to do, and the underlying error.
 public struct BookmarkHostError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
