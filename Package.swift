@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "BookmarkHost", targets: ["BookmarkHost"]),
         .library(name: "PixivAPI", targets: ["PixivAPI"]),
         .library(name: "BookmarkIndexTesting", targets: ["BookmarkIndexTesting"]),
+        .library(name: "PixivAPITesting", targets: ["PixivAPITesting"]),
+        .library(name: "BookmarkSyncTesting", targets: ["BookmarkSyncTesting"]),
         .executable(name: "bookmarks", targets: ["bookmarks"]),
     ],
     targets: [
@@ -17,22 +19,23 @@ let package = Package(
         .target(name: "BookmarkIndex"),
         .target(name: "BookmarkSync", dependencies: ["BookmarkIndex", "PixivAPI"]),
         .target(name: "BookmarkHost", dependencies: ["BookmarkIndex", "BookmarkSync"]),
-        .target(
-            name: "BookmarkIndexTesting",
-            dependencies: ["BookmarkIndex", "BookmarkSync", "PixivAPI"]
-        ),
+        // Test kits, split by what they depend on: an app's tests of its storage link the index
+        // kit alone, not the engine.
+        .target(name: "BookmarkIndexTesting", dependencies: ["BookmarkIndex"]),
+        .target(name: "PixivAPITesting", dependencies: ["PixivAPI", "BookmarkIndex", "BookmarkIndexTesting"]),
+        .target(name: "BookmarkSyncTesting", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
         .executableTarget(
             name: "bookmarks",
-            dependencies: ["BookmarkIndex", "BookmarkSync", "PixivAPI", "BookmarkIndexTesting"]
+            dependencies: ["BookmarkIndex", "BookmarkSync", "BookmarkHost", "PixivAPI", "BookmarkIndexTesting", "PixivAPITesting"]
         ),
         .testTarget(
             name: "BookmarkIndexTests",
             dependencies: ["BookmarkIndex", "BookmarkIndexTesting"],
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
-        .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
-        .testTarget(name: "BookmarkHostTests", dependencies: ["BookmarkHost", "BookmarkSync", "PixivAPI", "BookmarkIndexTesting"]),
-        .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting"]),
+        .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting", "PixivAPITesting", "BookmarkSyncTesting"]),
+        .testTarget(name: "BookmarkHostTests", dependencies: ["BookmarkHost", "BookmarkSync", "PixivAPI", "BookmarkIndexTesting", "PixivAPITesting", "BookmarkSyncTesting"]),
+        .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting", "PixivAPITesting"]),
         // Runs the built `bookmarks` executable as a process; the dependency makes sure it is built.
         .testTarget(name: "BookmarksCLITests", dependencies: ["bookmarks"]),
     ],

@@ -24,6 +24,9 @@ let package = Package(
                 .product(name: "BookmarkSync", package: "BookmarkIndex"),
                 .product(name: "PixivAPI", package: "BookmarkIndex"),
                 .product(name: "BookmarkIndexTesting", package: "BookmarkIndex"),
+                .product(name: "PixivAPITesting", package: "BookmarkIndex"),
+                .product(name: "BookmarkSyncTesting", package: "BookmarkIndex"),
+                .product(name: "BookmarkHost", package: "BookmarkIndex"),
             ]
         ),
     ],

@@ -19,6 +19,8 @@ let package = Package(
                 .product(name: "BookmarkSync", package: "BookmarkIndex"),
                 .product(name: "PixivAPI", package: "BookmarkIndex"),
                 .product(name: "BookmarkIndexTesting", package: "BookmarkIndex"),
+                .product(name: "PixivAPITesting", package: "BookmarkIndex"),
+                .product(name: "BookmarkSyncTesting", package: "BookmarkIndex"),
             ],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),

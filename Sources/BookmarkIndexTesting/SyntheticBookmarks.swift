@@ -1,7 +1,5 @@
 import BookmarkIndex
 import Foundation
-import BookmarkSync
-import PixivAPI
 
 /// Generates realistic bookmark data: reproducible from a seed, with Zipf-distributed tags from
 /// a vocabulary of Japanese tag names (some with English translations), titles and artist names
@@ -9,8 +7,8 @@ import PixivAPI
 /// the account can no longer see, of every kind.
 ///
 /// An invisible work is what Pixiv sends for it: not visible, empty title and tags, 100 × 100,
-/// zero counts, its kind's placeholder (``FakePixiv/placeholderImageURL(for:)``) as thumbnail, and
-/// artist ID 0 if deleted, so the snapshot itself says its kind and ``FakePixiv`` serves it as
+/// zero counts, its kind's placeholder (Pixiv's `limit_<kind>_360.png`) as thumbnail, and
+/// artist ID 0 if deleted, so the snapshot itself says its kind and `FakePixiv` serves it as
 /// that kind. In an account from ``illusts(count:seed:firstIllustID:)`` the invisible works take
 /// the kinds in turn, newest first (``invisibleKinds``), so any account with at least five of them
 /// has every kind.
@@ -49,7 +47,7 @@ public struct SyntheticBookmarks: Sendable {
     }
 
     /// The kinds of invisible works, in the order an account's invisible works take them.
-    public static let invisibleKinds: [PixivIllust.InvisibleReason] = [.deleted, .myPixivOnly, .sanityLimited, .unviewable, .unknown]
+    public static let invisibleKinds: [VanishReason] = [.deleted, .myPixivOnly, .sanityLimited, .unviewable, .unknown]
 
     /// The illusts of an account with `count` bookmarks, newest bookmark first.
     ///
@@ -91,15 +89,15 @@ public struct SyntheticBookmarks: Sendable {
 
     /// One generated illust, of kind `invisibleKind` if it comes out invisible. The kind draws
     /// nothing from `random`, so it changes no other work of the account.
-    private func illust(id: Int, using random: inout SeededRandom, invisibleKind: PixivIllust.InvisibleReason) -> BookmarkedIllustSnapshot {
+    private func illust(id: Int, using random: inout SeededRandom, invisibleKind: VanishReason) -> BookmarkedIllustSnapshot {
         let artistID = 1_000 + Int(random.next() % 20_000)
         let createDate = Date(timeIntervalSince1970: 1_400_000_000 + Double(random.next() % 380_000_000))
         if Double(random.next() % 10_000) / 10_000 < invisibleShare {
             // How Pixiv sends a work the account can no longer see.
             return BookmarkedIllustSnapshot(
                 id: id, title: "", type: .illust, artistID: invisibleKind == .deleted ? 0 : artistID, artistName: "",
-                tags: [], thumbnailURL: FakePixiv.placeholderImageURL(for: invisibleKind),
-                pageCount: 1, width: 100, height: 100, createDate: createDate, vanishReason: VanishReason(invisibleKind)
+                tags: [], thumbnailURL: Self.placeholderImageURL(for: invisibleKind),
+                pageCount: 1, width: 100, height: 100, createDate: createDate, vanishReason: invisibleKind
             )
         }
         let tagCount = tagsPerWork.lowerBound + Int(random.next() % UInt64(tagsPerWork.count))
@@ -197,5 +195,19 @@ public struct SyntheticBookmarks: Sendable {
     private static func artistName(_ artistID: Int) -> String {
         let names = ["みどり", "Kaito", "ねこ丸", "Studio \"A\"", "夜空🌙", "R\\K", "さくら", "Hiro"]
         return "\(names[artistID % names.count])\(artistID % 97)"
+    }
+
+    /// The image URL Pixiv sends in place of every image of a work invisible for `reason`
+    /// (`limit_unknown_360.png` for a deleted work too).
+    public static func placeholderImageURL(for reason: VanishReason) -> String {
+        let kind = switch reason {
+        case .deleted, .unknown: "unknown"
+        case .myPixivOnly: "mypixiv"
+        case .sanityLimited: "sanity_level"
+        case .unviewable: "unviewable"
+        case .hiddenByR18Setting: "r18"
+        case .hiddenByR18GSetting: "r18g"
+        }
+        return "https://s.pximg.net/common/images/limit_\(kind)_360.png"
     }
 }

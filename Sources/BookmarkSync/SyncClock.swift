@@ -8,7 +8,7 @@ import Foundation
 /// stretches nor cuts one. Dates are for what outlives the process (a pause, the learned
 /// pacing, the day's spend, sync times) and for what a status shows.
 ///
-/// Inject `TestClock` (from BookmarkIndexTesting) in tests so no real time passes; use
+/// Inject `TestClock` (from BookmarkSyncTesting) in tests so no real time passes; use
 /// ``SystemSyncClock`` in an app.
 public protocol SyncClock: Sendable {
     /// The current wall-clock time.

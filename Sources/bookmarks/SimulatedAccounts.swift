@@ -1,4 +1,5 @@
 import BookmarkIndexTesting
+import PixivAPITesting
 
 /// The accounts `serve-simulator` serves from one FakePixiv, and how its banner describes them.
 struct SimulatedAccounts {

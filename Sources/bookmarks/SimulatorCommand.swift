@@ -1,4 +1,5 @@
 import BookmarkIndexTesting
+import PixivAPITesting
 import Foundation
 
 let serveSimulatorSpec = CommandSpec(

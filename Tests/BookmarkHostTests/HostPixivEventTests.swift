@@ -1,6 +1,8 @@
 import BookmarkHost
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
+import BookmarkSyncTesting
 import BookmarkSync
 import Foundation
 import PixivAPI

@@ -1,6 +1,7 @@
 import BookmarkHost
 import BookmarkIndex
 import BookmarkIndexTesting
+import BookmarkSyncTesting
 import BookmarkSync
 import Foundation
 import Testing

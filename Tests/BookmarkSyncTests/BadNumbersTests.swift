@@ -1,6 +1,7 @@
 @testable import BookmarkSync
 import BookmarkIndex
 import BookmarkIndexTesting
+import BookmarkSyncTesting
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
 import BookmarkSync
 import Foundation
 import Testing

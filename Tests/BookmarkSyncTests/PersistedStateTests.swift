@@ -1,5 +1,7 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
+import BookmarkSyncTesting
 @testable import BookmarkSync
 import Foundation
 import PixivAPI

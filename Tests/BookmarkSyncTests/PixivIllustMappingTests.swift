@@ -1,11 +1,21 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
 import BookmarkSync
 import Foundation
 import PixivAPI
 import Testing
 
 @Suite struct PixivIllustMappingTests {
+    /// The test kits map the index's and PixivAPI's reasons by name, and the index kit spells
+    /// Pixiv's placeholder URLs without linking PixivAPI: both stay as PixivAPI has them.
+    @Test func theKitsReasonsAndPlaceholdersAgreeWithPixivAPI() {
+        #expect(Set(VanishReason.allCases.map(\.rawValue)) == Set(PixivIllust.InvisibleReason.allCases.map(\.rawValue)))
+        for reason in VanishReason.allCases {
+            #expect(SyntheticBookmarks.placeholderImageURL(for: reason) == FakePixiv.placeholderImageURL(for: reason.invisibleReason))
+        }
+    }
+
     @Test func aWalkOfTheFakeMapsBackToItsTruth() async throws {
         // 10% invisible works, so a 200-work list surely has some of every kind.
         let generator = SyntheticBookmarks(tagCount: 300, invisibleShare: 0.1)
@@ -26,7 +36,7 @@ import Testing
         #expect(invisible.count > 5)
         #expect(invisible.contains { $0.id == works[3].id })
         #expect(invisible.allSatisfy { $0.title.isEmpty && $0.tags.isEmpty && $0.totalBookmarks == 0 && $0.width == 100 && $0.height == 100 })
-        #expect(Set(invisible.compactMap(\.thumbnailURL)) == Set(SyntheticBookmarks.invisibleKinds.map(FakePixiv.placeholderImageURL(for:))))
+        #expect(Set(invisible.compactMap(\.thumbnailURL)) == Set(SyntheticBookmarks.invisibleKinds.map { FakePixiv.placeholderImageURL(for: $0.invisibleReason) }))
         #expect(invisible.contains { $0.artistID == 0 } && invisible.contains { $0.artistID != 0 && $0.thumbnailURL == FakePixiv.placeholderImageURL },
                 "both deleted and unknown works")
         #expect(snapshots.contains { $0.type == .manga } && snapshots.contains { $0.pageCount > 1 })

@@ -1,5 +1,7 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
+import BookmarkSyncTesting
 import BookmarkSync
 import Foundation
 import PixivAPI

@@ -1,5 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import BookmarkSyncTesting
 @testable import BookmarkSync
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import BookmarkSyncTesting
 import BookmarkSync
 import Foundation
 import Testing

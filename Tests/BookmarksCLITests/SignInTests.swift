@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import PixivAPITesting
 
 /// `bookmarks login`, `sync` with the saved session, `status` and `logout`, run as a newcomer
 /// would against `bookmarks serve-simulator`, which speaks Pixiv's sign-in dialect.

@@ -1,5 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
 import Foundation
 import PixivAPI
 import Synchronization

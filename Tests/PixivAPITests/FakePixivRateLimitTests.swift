@@ -2,7 +2,8 @@ import BookmarkIndex
 import Foundation
 import PixivAPI
 import Testing
-@testable import BookmarkIndexTesting
+import BookmarkIndexTesting
+@testable import PixivAPITesting
 
 /// FakePixiv's rate-limit model (``FakePixiv/RateLimit``), on a clock the tests move by hand.
 @Suite struct FakePixivRateLimitTests {

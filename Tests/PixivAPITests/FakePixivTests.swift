@@ -2,7 +2,8 @@ import BookmarkIndex
 import Foundation
 import PixivAPI
 import Testing
-@testable import BookmarkIndexTesting
+import BookmarkIndexTesting
+@testable import PixivAPITesting
 
 @Suite struct FakePixivTests {
     private let a = BookmarkedIllustSnapshot(id: 1, title: "a")

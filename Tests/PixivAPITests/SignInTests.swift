@@ -1,4 +1,5 @@
 import BookmarkIndexTesting
+import PixivAPITesting
 import Foundation
 import PixivAPI
 import Synchronization

@@ -1,5 +1,6 @@
 import BookmarkIndex
 import BookmarkIndexTesting
+import PixivAPITesting
 import Foundation
 
 /// One run of every item (or of the ``wanted`` ones), in an order where each reuses what the

@@ -4,7 +4,7 @@ import Foundation
 /// network.
 ///
 /// ``URLSessionTransport`` is the real one; a test can plug in any other (the
-/// `BookmarkIndexTesting` module's `FakePixiv` is one). Implementations must be safe to call
+/// `PixivAPITesting` module's `FakePixiv` is one). Implementations must be safe to call
 /// from many tasks at once.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns whatever the server answered, whatever its status.

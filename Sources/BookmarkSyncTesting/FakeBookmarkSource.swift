@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkIndexTesting
 import BookmarkSync
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkIndexTesting
 import Foundation
 import PixivAPI
 
@@ -121,7 +122,7 @@ extension FakePixiv {
         /// lift an earlier withholding.
         mutating func register(_ illust: BookmarkedIllustSnapshot) {
             works[illust.id] = illust
-            if let reason = illust.vanishReason { withheld[illust.id] = reason.invisibleReason }
+            if let reason = illust.vanishReason { withheld[illust.id] = reason.pixivReason }
         }
 
         mutating func append(_ illustID: Int, to restrict: Restrict, tags: [String]) {
@@ -161,7 +162,7 @@ extension FakePixiv {
                 return BookmarkedIllustSnapshot(
                     id: work.id, title: "", type: .illust, artistID: reason == .deleted ? 0 : work.artistID, artistName: "",
                     tags: [], thumbnailURL: FakePixiv.placeholderImageURL(for: reason), pageCount: 1, width: 100, height: 100,
-                    xRestrict: 0, aiType: 0, createDate: work.createDate, vanishReason: VanishReason(reason), totalBookmarks: 0
+                    xRestrict: 0, aiType: 0, createDate: work.createDate, vanishReason: VanishReason(pixivReason: reason), totalBookmarks: 0
                 )
             }
             var visible = work

@@ -1,5 +1,5 @@
 import BookmarkIndex
-import BookmarkSync
+import BookmarkIndexTesting
 import Foundation
 import PixivAPI
 import Synchronization
