@@ -4,7 +4,8 @@ import Foundation
 
 /// Opening stores lazily and closing idle ones.
 extension BookmarkHost {
-    /// `id`'s open account, opening its store and making its engine on first use.
+    /// `id`'s open account, opening its store and making its engine on first use. Concurrent
+    /// first uses share one open.
     func opened(_ id: AccountID) async throws -> OpenAccount {
         guard phase == .active else { throw stoppedError(id) }
         useCounter += 1
@@ -17,14 +18,21 @@ extension BookmarkHost {
         guard let registration = accounts[id] else {
             throw BookmarkHostError(.unknownAccount, account: id, "No account with this ID was added to the host (add(_:) takes it on).")
         }
-        // A store being closed is closed before it opens again: one journal, one writer.
-        if let closing = closing[id] { await closing.value }
-        let task = Task { try await self.makeOpenAccount(registration) }
+        let task = Task { try await self.openAndRegister(registration) }
         opening[id] = task
         defer { opening[id] = nil }
+        return try await task.value
+    }
+
+    /// Opens `registration`'s store, makes its engine and registers them as open (before
+    /// returning, so every caller waiting for the open finds it registered).
+    private func openAndRegister(_ registration: HostedAccount) async throws -> OpenAccount {
+        let id = registration.id
+        // A store being closed is closed before it opens again: one journal, one writer.
+        if let closing = closing[id] { await closing.value }
         let account: OpenAccount
         do {
-            account = try await task.value
+            account = try await makeOpenAccount(registration)
         } catch let error as BookmarkHostError {
             throw error
         } catch {

@@ -162,7 +162,7 @@ public actor BookmarkHost {
     private func using<Value: Sendable>(_ id: AccountID, _ body: (OpenAccount) async throws -> Value) async throws -> Value {
         let account = try await opened(id)
         open[id]?.pins += 1
-        defer { open[id]?.pins -= 1 }
+        defer { release(id) }
         return try await body(account)
     }
 
@@ -172,8 +172,14 @@ public actor BookmarkHost {
         return account.store
     }
 
+    /// One caller less uses `id`'s store.
+    private func release(_ id: AccountID) {
+        guard let pins = open[id]?.pins else { return }
+        open[id]?.pins = max(0, pins - 1)
+    }
+
     private func unpin(_ id: AccountID) async {
-        open[id]?.pins -= 1
+        release(id)
         await evictIfNeeded()
     }
 
