@@ -122,6 +122,16 @@ import Testing
         #expect(log.all == ["1", "2", "3"])
     }
 
+    @Test func aTaskOnThePoolRunsALanesWorkInPlaceWhenNothingWaits() async throws {
+        let pool = IOThreadPool(threads: 2)
+        let lane = IOThreadPool.Lane(onto: pool)
+        try await withTaskExecutorPreference(pool) { () async throws in
+            #expect(try await lane.run(IOThreadPoolTests.inATask))
+            #expect(try await lane.runEvenIfCancelled(IOThreadPoolTests.inATask))
+        }
+        #expect(try await !lane.run(IOThreadPoolTests.inATask), "from the cooperative pool the work is handed over")
+    }
+
     @Test func waitingForALaneOnAOneThreadPoolRunsItsJobsInsteadOfDeadlocking() async throws {
         let pool = IOThreadPool(threads: 1)
         let lane = IOThreadPool.Lane(onto: pool)
