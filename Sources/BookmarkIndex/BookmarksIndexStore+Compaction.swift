@@ -37,7 +37,9 @@ extension BookmarksIndexStore {
     /// for first. Writes and queries go on meanwhile.
     ///
     /// - Throws: ``BookmarkIndexError`` when the compaction fails; the storage then holds what
-    ///   it held before (nothing is lost), and the failure is also an event.
+    ///   it held before (nothing is lost), and the failure is also an event. `CancellationError`
+    ///   when the calling task is cancelled before the compaction begins (after waiting for one
+    ///   already running, which always finishes); nothing began then, and it is no event.
     public func compact() async throws {
         guard let compactor else { return }
         while true {
@@ -71,7 +73,8 @@ extension BookmarksIndexStore {
         do {
             _ = try await startCompaction(compactor)
         } catch {
-            // Reported by startCompaction; the batch that was written stands.
+            // Reported by startCompaction (or refused for a cancelled caller: a later batch
+            // begins it); the batch that was written stands.
         }
     }
 
@@ -81,11 +84,16 @@ extension BookmarksIndexStore {
     }
 
     /// Begins a compaction to the current state (the caller holds the storage, so no batch is
-    /// in flight) and runs the rest of it in the background.
+    /// in flight) and runs the rest of it in the background, in a task of its own: not the
+    /// caller's, so that cancelling the caller (even closing from a cancelled task) never
+    /// leaves a compaction begun and not finished.
     private func startCompaction(_ compactor: any CompactableStorage) async throws -> Task<BookmarkIndexError?, Never> {
         let work: @Sendable () async throws -> Void
         do {
             work = try await compactor.beginCompaction(to: state)
+        } catch is CancellationError {
+            // Refused for a cancelled caller: nothing began, so it is no failure to wait after.
+            throw CancellationError()
         } catch {
             let failure = Self.compactionError(error)
             publish(.compactionFailed(failure, retryAfterBatches: compaction.failed()))

@@ -8,7 +8,8 @@ extension BookmarksIndexStore {
     /// What the open repaired (a torn last line, a salvage, a migration) is in ``health()``'s
     /// ``StorageHealth/journal``'s ``JournalHealthReport/recovery``.
     ///
-    /// - Throws: ``BookmarkIndexError``; see ``JournalStorage/open(directory:options:)``.
+    /// - Throws: ``BookmarkIndexError``, or `CancellationError` when the calling task is
+    ///   cancelled before the open starts; see ``JournalStorage/open(directory:options:)``.
     public static func open(directory: URL, options: JournalStorage.Options = JournalStorage.Options()) async throws -> BookmarksIndexStore {
         try await BookmarksIndexStore(storage: JournalStorage.open(directory: directory, options: options))
     }

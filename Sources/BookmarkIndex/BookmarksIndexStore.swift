@@ -17,6 +17,11 @@
 /// applied one at a time, in the order they were made. Compaction runs in the background (see
 /// ``events(bufferingPolicy:)``). For heavy read work off the actor, take a ``snapshot`` (a
 /// copy-on-write value) and query it anywhere.
+///
+/// A write whose task is cancelled before its storage work starts is refused: it throws
+/// `CancellationError`, and neither the index nor the storage changes (a write whose storage
+/// work has started runs to the end and is applied). ``close()`` is never refused: a server's
+/// graceful shutdown closes its stores from a cancelled task.
 public actor BookmarksIndexStore {
     var state: BookmarkIndexState
     let storage: any BookmarkStorage
@@ -49,7 +54,9 @@ public actor BookmarksIndexStore {
     ///
     /// - Throws: ``BookmarkIndexError`` when the store is closed or the storage fails, or
     ///   ``BookmarkIndexError/Code/invalidArgument`` when a date in `changes` is NaN or infinite;
-    ///   the index is then unchanged.
+    ///   `CancellationError` when the calling task is cancelled before the batch's storage work
+    ///   starts (while it waits for earlier writes, or in the storage's queue). The index and
+    ///   the storage are then unchanged.
     public func apply(_ changes: [BookmarkChange]) async throws {
         try await writing { try await self.write(changes) }
     }
@@ -68,7 +75,9 @@ public actor BookmarksIndexStore {
     /// }
     /// ```
     ///
-    /// - Throws: what `decide` throws (nothing is written), or what ``apply(_:)`` throws.
+    /// - Throws: what `decide` throws (nothing is written), or what ``apply(_:)`` throws
+    ///   (`CancellationError` for a cancelled task: `decide`'s changes are then neither stored
+    ///   nor applied).
     public func update<Result: Sendable>(
         _ decide: @Sendable (BookmarkIndexState) throws -> (changes: [BookmarkChange], result: Result)
     ) async throws -> Result {
@@ -79,17 +88,18 @@ public actor BookmarksIndexStore {
         }
     }
 
-    /// Inserts or replaces `bookmarks` in one batch.
+    /// Inserts or replaces `bookmarks` in one batch. Throws as ``apply(_:)`` does.
     public func upsert(_ bookmarks: [IndexedBookmark]) async throws {
         try await apply(bookmarks.map(BookmarkChange.upsert))
     }
 
     /// Removes the bookmarks with `keys` in one batch; keys not in the index are ignored.
+    /// Throws as ``apply(_:)`` does.
     public func remove(_ keys: [BookmarkKey]) async throws {
         try await apply(keys.map(BookmarkChange.remove))
     }
 
-    /// Replaces the sync metadata of `restrict`'s list.
+    /// Replaces the sync metadata of `restrict`'s list. Throws as ``apply(_:)`` does.
     public func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) async throws {
         try await apply([.setMetadata(metadata, for: restrict)])
     }
@@ -98,6 +108,10 @@ public actor BookmarksIndexStore {
     /// compaction has finished.
     ///
     /// The server is authoritative, so this is always safe: the next sync rebuilds the index.
+    ///
+    /// - Throws: ``BookmarkIndexError`` when the store is closed or the storage fails, or
+    ///   `CancellationError` when the calling task is cancelled before the storage's reset
+    ///   starts; the index and the storage are then unchanged.
     public func resetStore() async throws {
         try await writing {
             await self.finishCompaction()
@@ -110,6 +124,11 @@ public actor BookmarksIndexStore {
 
     /// Waits for any writes and compaction under way, then closes the storage. Later writes
     /// throw ``BookmarkIndexError/Code/closed``; queries keep answering from memory.
+    ///
+    /// Closing is not refused for a cancelled task (a server's graceful shutdown runs in one):
+    /// the writes it waits for are refused if their own tasks are cancelled, the compaction
+    /// under way finishes, and the storage is closed (``JournalStorage`` closes whatever the
+    /// task; another backend should too).
     public func close() async throws {
         guard !isClosed else { return }
         await acquireWriting()
@@ -124,6 +143,9 @@ public actor BookmarksIndexStore {
     /// Reads the storage back and reports its health (for a journal, what
     /// ``StorageHealth/journal`` details, with what the open repaired). Changes nothing, and
     /// runs beside writes and queries.
+    ///
+    /// - Throws: what the storage's ``BookmarkStorage/health()`` throws; for a journal,
+    ///   `CancellationError` when the calling task is cancelled before the reading starts.
     public func health() async throws -> StorageHealth {
         try await storage.health()
     }
@@ -134,12 +156,14 @@ public actor BookmarksIndexStore {
     }
 
     /// Runs `body` holding the storage: after every write made before it, before every write
-    /// made after it.
+    /// made after it. Refused with `CancellationError`, before `body` runs, when the calling task
+    /// is cancelled by the time its turn comes (whatever the storage does about cancellation).
     func writing<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
         try checkOpen()
         await acquireWriting()
         defer { releaseWriting() }
         try checkOpen()
+        try Task.checkCancellation()
         return try await body()
     }
 

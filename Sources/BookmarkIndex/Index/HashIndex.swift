@@ -18,6 +18,9 @@ struct HashIndex: Sendable {
     /// The positions inserted: `0..<count`.
     var count: Int { hashes.count }
 
+    /// The heap bytes of the table's buffers. O(1).
+    var residentBytes: Int { ResidentBytes.of(slots) + ResidentBytes.of(hashes) }
+
     /// The position inserted with `hash` for which `matches` is true, if any.
     func find(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
         let mask = slots.count - 1

@@ -23,6 +23,9 @@ struct OrderList: Sendable {
 
     var entryCount: Int { newer.count + older.count }
 
+    /// The heap bytes of the entries' buffers, room to grow included. O(1).
+    var residentBytes: Int { ResidentBytes.of(newer) + ResidentBytes.of(older) }
+
     /// Records a row placed at `order`; returns the stamp the row must keep to stay listed.
     mutating func insert(order: Int64, slot: Int32) -> UInt32 {
         let stamp = nextStamp

@@ -29,8 +29,19 @@ struct TagTable: Sendable {
     private var idsByFoldedName: [String: [TagID]] = [:]
     /// A lowercased translation → the pairs that have it.
     private var refsByFoldedTranslation: [String: [TagRefID]] = [:]
+    /// The heap bytes of the strings interned (names, translations, their folded forms) and of
+    /// the small arrays per name and per folded string, added up as they are interned.
+    private var internedBytes = 0
 
     var count: Int { names.count }
+
+    /// An estimate of the heap bytes the table keeps: its arrays and dictionaries by capacity,
+    /// and the strings and small lists counted as they were interned. O(1).
+    var residentBytes: Int {
+        ResidentBytes.of(names) + ResidentBytes.of(refsOfName) + ResidentBytes.of(refs) + ResidentBytes.of(nameOfRef)
+            + ResidentBytes.of(idByName) + refByPair.residentBytes + ResidentBytes.of(translationPool)
+            + ResidentBytes.of(idsByFoldedName) + ResidentBytes.of(refsByFoldedTranslation) + internedBytes
+    }
 
     func id(ofName name: String) -> TagID? { idByName[UTF8Key(name)] }
 
@@ -60,13 +71,18 @@ struct TagTable: Sendable {
             names.append(name.string)
             refsOfName.append([])
             idByName[name] = nameID
-            idsByFoldedName[tag.name.lowercased(), default: []].append(nameID)
+            let folded = tag.name.lowercased()
+            // The name (shared by names and idByName), its folded key, and a list of pairs and
+            // of IDs (idsByFoldedName) with room for a few.
+            internedBytes += ResidentBytes.of(name.string) + ResidentBytes.of(folded) + 2 * (ResidentBytes.objectHeader + 16)
+            idsByFoldedName[folded, default: []].append(nameID)
         }
         let translation = tag.translatedName.map { translatedName in
             // Share the string with earlier pairs that have the same translation.
             let translation = UTF8Key(translatedName)
             if let pooled = translationPool[translation] { return pooled }
             translationPool[translation] = translation.string
+            internedBytes += ResidentBytes.of(translation.string) + ResidentBytes.of(translatedName.lowercased()) + ResidentBytes.objectHeader + 16
             return translation.string
         }
         let ref = TagRefID(refByPair.insert(hash))

@@ -33,6 +33,9 @@ struct TextSearchIndex: Sendable {
         self.bytes = bytes
     }
 
+    /// The heap bytes of the index's buffers. O(1).
+    var residentBytes: Int { ResidentBytes.of(bytes) + ResidentBytes.of(starts) + ResidentBytes.of(slots) }
+
     /// The slots of the rows whose folded title or artist name contains `needle` (folded, not
     /// empty), ascending.
     ///
@@ -97,6 +100,11 @@ struct TextSearchIndex: Sendable {
 /// before the next write (a write replaces the cache, so a copy never sees another's rows).
 final class TextSearchCache: Sendable {
     private let index = Mutex<TextSearchIndex?>(nil)
+
+    /// The heap bytes of the index, once a query has built it; 0 before. O(1).
+    var residentBytes: Int {
+        index.withLock { $0?.residentBytes ?? 0 }
+    }
 
     /// The index of `list`, building it on first use.
     ///

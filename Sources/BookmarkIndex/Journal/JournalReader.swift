@@ -27,7 +27,8 @@ public final class JournalReader: BookmarkStorage {
     ///
     /// - Throws: ``BookmarkIndexError`` — ``BookmarkIndexError/Code/corrupt`` (unless
     ///   salvaging), ``BookmarkIndexError/Code/newerSchema``,
-    ///   ``BookmarkIndexError/Code/migrationFailed`` or ``BookmarkIndexError/Code/io``.
+    ///   ``BookmarkIndexError/Code/migrationFailed`` or ``BookmarkIndexError/Code/io``; or
+    ///   `CancellationError` when the calling task is cancelled before the reading starts.
     public static func open(directory: URL, options: JournalStorage.Options = JournalStorage.Options()) async throws -> JournalReader {
         try await options.ioPool.run { try JournalReader(reading: directory.path, options: options) }
     }
@@ -61,6 +62,7 @@ public final class JournalReader: BookmarkStorage {
     public func close() async throws {}
 
     /// Reads the journal back from disk, as ``JournalStorage/verify(directory:fileSystem:migrations:pool:)``.
+    /// Throws `CancellationError` when the calling task is cancelled before the reading starts.
     public func health() async throws -> StorageHealth {
         try await options.ioPool.run {
             var report = try JournalStorage.verifyNow(directory: self.directory, options: self.options)

@@ -23,13 +23,16 @@ extension JournalStorage {
     ///
     /// - Throws: ``BookmarkIndexError/Code/closed``, the failure that stopped the journal, or
     ///   ``BookmarkIndexError/Code/invalidArgument`` when a compaction already runs or `state`
-    ///   holds a date that is NaN or infinite (which no store's write lets in).
+    ///   holds a date that is NaN or infinite (which no store's write lets in); or
+    ///   `CancellationError` when the calling task is cancelled before the compaction begins
+    ///   (nothing began).
     ///
     /// The work must be run: until it has, every batch appended is also kept in memory, and
-    /// ``reset()`` and another compaction are refused.
+    /// ``reset()`` and another compaction are refused. It runs to the end even when the task
+    /// that runs it is cancelled.
     public func beginCompaction(to state: BookmarkIndexState) async throws -> @Sendable () async throws -> Void {
         try state.validateDates()
-        try await options.ioPool.run { try self.startCarrying() }
+        try await lane.run { try self.startCarrying() }
         return { try await self.compact(to: state) }
     }
 
@@ -55,21 +58,25 @@ extension JournalStorage {
 
     /// The work ``beginCompaction(to:)`` hands back: all of it on one thread of the pool, so
     /// that the snapshot's encoding reuses the memory the journal's encoding freed (on another
-    /// thread it would come from another malloc arena, fresh from the kernel).
+    /// thread it would come from another malloc arena, fresh from the kernel). It runs even for
+    /// a cancelled task: a compaction that has begun keeps every batch appended in memory
+    /// until it ends.
     func compact(to state: BookmarkIndexState) async throws {
-        try await options.ioPool.run { try self.compactNow(to: state) }
+        try await options.ioPool.runEvenIfCancelled { try self.compactNow(to: state) }
     }
 
-    /// ``compact(to:)`` on the calling thread, which blocks.
+    /// ``compact(to:)`` on the calling thread, which blocks. Its long part runs outside the
+    /// journal's lane, beside appends; the moments it takes the writer run in the lane, in turn
+    /// with the appends queued before them.
     func compactNow(to state: BookmarkIndexState) throws {
         let pending: PendingJournal
         do {
             pending = try writeCompactedFile(state)
         } catch {
-            stopCarrying()
+            _ = try? lane.runBlocking { self.stopCarrying() }
             throw error
         }
-        let installed = try switchToCompactedFile(pending)
+        let installed = try lane.runBlocking { try self.switchToCompactedFile(pending) }
         SnapshotPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
     }
 

@@ -8,7 +8,8 @@ extension JournalStorage {
     ///
     /// A journal at an older schema is read through `migrations` (as opening would migrate
     /// it); one newer than `migrations.currentVersion` is reported as damage, since opening it
-    /// is refused. The reading runs on `pool`.
+    /// is refused. The reading runs on `pool`; it does not start for a cancelled caller, which
+    /// gets `CancellationError`.
     public static func verify(
         directory: URL,
         fileSystem: any JournalFileSystem = PosixFileSystem(),
@@ -120,7 +121,9 @@ extension JournalStorage {
     /// (damaged, a failed migration, written by a newer library) can still be reset and synced
     /// again. Copies kept by an earlier salvage (`journal.jsonl.damaged-*`) are left alone.
     ///
-    /// - Throws: ``BookmarkIndexError/Code/locked`` when a store has the directory open.
+    /// - Throws: ``BookmarkIndexError/Code/locked`` when a store has the directory open, or
+    ///   `CancellationError` when the calling task is cancelled before the removal starts
+    ///   (nothing is removed).
     public static func removeJournal(in directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem(), pool: IOThreadPool = .shared) async throws {
         try await pool.run { try removeJournalNow(in: directory, fileSystem: fileSystem) }
     }

@@ -28,8 +28,16 @@ import Synchronization
 /// - **Migrations**: see ``JournalMigrationPlan``.
 ///
 /// - **Threads**: every file call runs on ``Options/ioPool``, never on the calling task's
-///   thread; calls are serialized internally, and a compaction's long part (writing the new
-///   file) runs beside appends, which it carries into the new file.
+///   thread. The calls that take the journal's writer (append, reset, close, the start and the
+///   switch of a compaction, the first moment of ``health()``) go through a lane of the
+///   journal's own, one at a time in the order they came: they occupy at most one of the pool's
+///   threads, and wait in the lane, holding none, while another runs; so a journal stuck in a
+///   slow `fsync` never keeps the other journals of a shared pool waiting. A compaction's long
+///   part (writing the new file) runs beside appends, which it carries into the new file.
+/// - **Cancellation**: a call whose task is cancelled before its file work starts is refused
+///   with `CancellationError` and changes nothing; once started, the work runs to the end.
+///   ``close()`` and the work ``beginCompaction(to:)`` hands back run even for a cancelled
+///   task.
 public final class JournalStorage: CompactableStorage {
     /// The journal's file name inside the store directory.
     public static let journalFileName = "journal.jsonl"
@@ -49,8 +57,12 @@ public final class JournalStorage: CompactableStorage {
 
     let options: Options
     /// The open file and its bookkeeping. Held across a write, an fsync or a compaction's
-    /// switch, so taken only on ``Options/ioPool``'s threads, never on the cooperative pool.
+    /// switch, so taken only on ``Options/ioPool``'s threads, never on the cooperative pool, and
+    /// only in ``lane`` (or at open and deinit, when nothing else can have the journal), so no
+    /// pool thread ever waits for it.
     let writer: Mutex<JournalWriter>
+    /// The journal's serial lane onto ``Options/ioPool``: every job that takes ``writer``.
+    let lane: IOThreadPool.Lane
     /// Whether the journal has outgrown its threshold: set by whoever holds ``writer`` after a
     /// change of length, read without it (``isCompactionDue`` must not wait for an fsync).
     let compactionDue = Atomic<Bool>(false)
@@ -63,7 +75,9 @@ public final class JournalStorage: CompactableStorage {
     ///
     /// - Throws: ``BookmarkIndexError`` — ``BookmarkIndexError/Code/locked``,
     ///   ``BookmarkIndexError/Code/corrupt``, ``BookmarkIndexError/Code/newerSchema``,
-    ///   ``BookmarkIndexError/Code/migrationFailed`` or ``BookmarkIndexError/Code/io``.
+    ///   ``BookmarkIndexError/Code/migrationFailed`` or ``BookmarkIndexError/Code/io``; or
+    ///   `CancellationError` when the calling task is cancelled before the open starts (nothing
+    ///   is opened or changed).
     public static func open(directory: URL, options: Options = Options()) async throws -> JournalStorage {
         try await options.ioPool.run { try JournalStorage(opening: directory, options: options) }
     }
@@ -72,6 +86,7 @@ public final class JournalStorage: CompactableStorage {
     init(opening directory: URL, options: Options) throws {
         self.directory = directory.path
         self.options = options
+        lane = IOThreadPool.Lane(onto: options.ioPool)
         let fileSystem = options.fileSystem
         try fileSystem.createDirectory(atPath: self.directory)
         let lock = try fileSystem.lockExclusively(atPath: self.directory + "/" + Self.lockFileName)
@@ -118,10 +133,11 @@ public final class JournalStorage: CompactableStorage {
     /// when this returns, not on disk at all when it throws.
     ///
     /// - Throws: ``BookmarkIndexError/Code/invalidArgument`` when a date in `changes` is NaN or
-    ///   infinite (nothing is written), or what writing throws.
+    ///   infinite (nothing is written), `CancellationError` when the calling task is cancelled
+    ///   before the write starts (nothing is written), or what writing throws.
     public func append(_ changes: [BookmarkChange]) async throws {
         try BookmarkChange.validate(changes)
-        try await options.ioPool.run { try self.appendNow(changes) }
+        try await lane.run { try self.appendNow(changes) }
     }
 
     /// ``append(_:)`` on the calling thread, which blocks.
@@ -141,13 +157,17 @@ public final class JournalStorage: CompactableStorage {
     }
 
     /// Deletes every bookmark: writes an empty journal in place of this one.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled before the reset starts
+    ///   (the journal is unchanged), or what writing throws.
     public func reset() async throws {
-        try await options.ioPool.run { try self.resetNow() }
+        try await lane.run { try self.resetNow() }
     }
 
-    /// Closes the journal and releases its lock.
+    /// Closes the journal and releases its lock, after the calls queued before it; also when
+    /// the calling task is cancelled (a graceful shutdown closes from a cancelled task).
     public func close() async throws {
-        try await options.ioPool.run { try self.closeNow() }
+        try await lane.runEvenIfCancelled { try self.closeNow() }
     }
 
     func closeNow() throws {
@@ -164,17 +184,29 @@ public final class JournalStorage: CompactableStorage {
     /// Reads the journal back from disk and reports its health, with what open repaired.
     ///
     /// It runs beside appends and compaction: it reads the file as it was when the call began
-    /// (through a handle opened then, to the length acknowledged then: a compaction's rename
-    /// or a later append cannot change what it reads), and holds no lock while it reads.
+    /// (through a handle opened then, in the journal's lane, to the length acknowledged then: a
+    /// compaction's rename or a later append cannot change what it reads), and holds no lock
+    /// and no place in the lane while it reads.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled before the reading
+    ///   starts, or what reading throws.
     public func health() async throws -> StorageHealth {
-        try await options.ioPool.run {
-            let (file, acknowledged) = try self.writer.withLock { writer in
+        let (file, acknowledged) = try await lane.run {
+            try self.writer.withLock { writer in
                 (try self.fileSystem.openForReading(atPath: self.journalPath), writer.length)
             }
-            defer { if let file { try? self.fileSystem.close(file) } }
-            var report = try Self.verifyNow(directory: self.directory, options: self.options, limit: acknowledged, opened: file)
-            report.recovery = self.recovery
-            return StorageHealth(report)
+        }
+        do {
+            return try await options.ioPool.run {
+                defer { if let file { try? self.fileSystem.close(file) } }
+                var report = try Self.verifyNow(directory: self.directory, options: self.options, limit: acknowledged, opened: file)
+                report.recovery = self.recovery
+                return StorageHealth(report)
+            }
+        } catch is CancellationError {
+            // Refused before it read: the handle it would have closed is closed here.
+            if let file { _ = try? await options.ioPool.runEvenIfCancelled { try self.fileSystem.close(file) } }
+            throw CancellationError()
         }
     }
 }

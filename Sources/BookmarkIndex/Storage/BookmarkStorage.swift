@@ -22,6 +22,10 @@
 ///   say (``InMemoryStorage`` allows it, for tests that restart a store on it).
 /// - ``health()`` reads what is stored and reports; it changes nothing, and while the storage is
 ///   open it may be called beside anything else, without making writes wait for it.
+/// - Cancellation: a call may refuse to start when its task is cancelled (``JournalStorage``
+///   throws `CancellationError` then), but ``append(_:)`` stays all or nothing, and work it has
+///   started is finished. ``close()`` should close whatever the task: a server's graceful
+///   shutdown closes its stores from a cancelled task.
 public protocol BookmarkStorage: Sendable {
     /// Reads everything stored. Called once, when the store opens.
     func load() async throws -> BookmarkIndexState
@@ -50,7 +54,9 @@ public protocol BookmarkStorage: Sendable {
 /// batch appended after `beginCompaction` returned: once the work has returned, what is stored
 /// is `state` followed by those batches; if it throws, what is stored is as if it never ran.
 /// The store starts no second compaction, and calls no ``BookmarkStorage/reset()`` or
-/// ``BookmarkStorage/close()``, until the work has finished.
+/// ``BookmarkStorage/close()``, until the work has finished. The work should run to the end
+/// even when the task running it is cancelled: a compaction that has begun cannot be left
+/// half-done.
 public protocol CompactableStorage: BookmarkStorage {
     /// Whether compacting now would pay off (for the journal: it has grown past its threshold).
     /// The store asks after each append; answering must not block.

@@ -16,9 +16,19 @@ import Synchronization
 /// ``JournalStorage/Options/ioPool``. Work runs in the order it was submitted, as threads free
 /// up.
 ///
-/// Work that waits for other work of the same pool (the decoding an open fans out) never
-/// deadlocks, however small the pool: waiting for work no thread has started yet runs it on
-/// the waiting thread.
+/// Work that waits for other work of the same pool (the decoding an open fans out, a
+/// compaction's switch waiting for its journal's lane) never deadlocks, however small the
+/// pool: waiting for work no thread has started yet runs it on the waiting thread.
+///
+/// Each ``JournalStorage`` reaches the pool through a lane of its own (a strand): the calls
+/// that take its writer's lock run one at a time and wait in the lane, not on a thread, so one
+/// busy journal (a slow `fsync`, calls queued behind it) occupies at most one thread, and the
+/// other stores' work goes on on the others. Within a lane, work runs in the order it came.
+///
+/// Work for a cancelled caller does not start: ``run(_:)`` refuses it with
+/// `CancellationError` if the calling task is cancelled before a thread takes it. Work that
+/// has started runs to the end. ``runEvenIfCancelled(_:)`` is for what must run regardless
+/// (closing a journal, finishing a compaction that has begun).
 ///
 /// A compaction holds one thread while it writes the new file (about 0.2 s at 100,000
 /// bookmarks on two cores), and the pool's free threads help encode it a line at a time: on a
@@ -61,6 +71,9 @@ public final class IOThreadPool: Sendable {
 
     private let queue: JobQueue
 
+    /// Whether work was submitted that no thread has taken yet.
+    var hasWaitingWork: Bool { queue.hasWaitingWork }
+
     /// A pool of `threads` threads (at least 1), started when the first work arrives.
     public init(threads: Int) {
         threadCount = max(1, threads)
@@ -77,15 +90,53 @@ public final class IOThreadPool: Sendable {
     /// `body` there and then; with work waiting, `body` waits its turn behind it, so a loop of
     /// calls on the pool never keeps a thread from the work queued meanwhile.
     ///
-    /// `body` runs to the end once started: cancelling the calling task does not interrupt a
-    /// write half-way.
+    /// Work for a cancelled caller does not start: when the calling task is cancelled before a
+    /// thread takes `body` (already when it calls, or while `body` waits in the queue), `body`
+    /// never runs and this throws `CancellationError` (at once, without waiting for its turn).
+    /// Once started, `body` runs to the end: cancelling the calling task does not interrupt a
+    /// write half-way, and its result is returned. Work that must run even for a cancelled
+    /// caller (releasing a resource, finishing what was begun) goes through
+    /// ``runEvenIfCancelled(_:)``.
+    ///
+    /// - Throws: `CancellationError` when `body` was refused, else what `body` throws.
     public func run<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try Task.checkCancellation()
         if isCurrentThreadInPool && !queue.hasWaitingWork { return try body() }
+        return try await handOver(body, refusingIfCancelled: true) { self.queue.submit($0) }
+    }
+
+    /// Runs `body` on one of the pool's threads like ``run(_:)``, also when the calling task is
+    /// cancelled: for work that must not be refused, such as closing a file or finishing a
+    /// compaction that has begun (a server's graceful shutdown runs in a cancelled task).
+    ///
+    /// - Throws: what `body` throws.
+    public func runEvenIfCancelled<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        if isCurrentThreadInPool && !queue.hasWaitingWork { return try body() }
+        return try await handOver(body, refusingIfCancelled: false) { self.queue.submit($0) }
+    }
+
+    /// Hands `body` to a thread through `enqueue` (the pool's queue, or a ``Lane``) and suspends
+    /// until it has run; when `refusingIfCancelled`, a cancellation that comes before a thread
+    /// takes it refuses it.
+    func handOver<Value: Sendable>(
+        _ body: @escaping @Sendable () throws -> Value,
+        refusingIfCancelled: Bool,
+        enqueue: (@escaping @Sendable () -> Void) -> Void
+    ) async throws -> Value {
         // The pool thread lets go of `body` before the caller resumes: what it captured (a
         // journal, holding its lock) must not outlive the call on the pool's side.
-        let work = HandedOver(body)
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.submit { continuation.resume(with: work.run()) }
+        let job = HandedOver(body)
+        guard refusingIfCancelled else {
+            return try await withCheckedThrowingContinuation { continuation in
+                if job.install(continuation) { enqueue { job.run() } }
+            }
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if job.install(continuation) { enqueue { job.run() } }
+            }
+        } onCancel: {
+            job.refuse()
         }
     }
 
@@ -133,23 +184,6 @@ extension IOThreadPool: TaskExecutor {
     }
 }
 
-/// The work of one ``IOThreadPool/run(_:)``, released as soon as it has run.
-private final class HandedOver<Value: Sendable>: Sendable {
-    private let body: Mutex<(@Sendable () throws -> Value)?>
-
-    init(_ body: @escaping @Sendable () throws -> Value) {
-        self.body = Mutex(body)
-    }
-
-    /// Runs the work (once) and drops it: when this returns, nothing it captured is held here.
-    func run() -> Result<Value, any Error> {
-        guard let body = body.withLock({ $0.take() }) else {
-            preconditionFailure("IOThreadPool ran a job twice")
-        }
-        return Result { try body() }
-    }
-}
-
 /// Work started on an ``IOThreadPool`` whose result a thread waits for.
 final class PooledWork<Value: Sendable>: Sendable {
     private enum Stage {
@@ -163,6 +197,14 @@ final class PooledWork<Value: Sendable>: Sendable {
 
     init(_ body: @escaping @Sendable () throws -> Value) {
         stage = Mutex(.pending(body))
+    }
+
+    /// Whether the work has run.
+    var isFinished: Bool {
+        stage.withLock { stage in
+            if case .finished = stage { return true }
+            return false
+        }
     }
 
     /// Runs the work unless a thread already has.
