@@ -94,10 +94,9 @@ extension BookmarkHost {
         return OpenAccount(store: store, engine: engine, lastUse: useCounter, residentBytes: await Self.residentBytes(of: store), storeEvents: storeEvents)
     }
 
-    /// What `store` keeps in memory, as estimated.
+    /// What `store` keeps in memory, as estimated (`BookmarksIndexStore.residentBytes`).
     static func residentBytes(of store: BookmarksIndexStore) async -> Int {
-        let index = await store.snapshot
-        return (index.count(in: .public) + index.count(in: .private)) * 470
+        await store.residentBytes
     }
 
     /// Whether the open stores are over the configured bounds.

@@ -85,6 +85,7 @@ public struct StorageConformance: Sendable {
         Check(name: "health counts what is stored", body: healthCounts),
         Check(name: "a store over it answers as before a restart", body: storeSurvivesRestart),
         Check(name: "compaction keeps batches appended while it runs", body: compactionCarriesWrites),
+        Check(name: "close from a cancelled task closes, and keeps every batch", body: closeFromACancelledTask),
     ]
 }
 
@@ -168,6 +169,34 @@ extension StorageConformance {
             }
             throw Mismatch(message: "\(call) after close did not throw")
         }
+    }
+
+    /// A graceful shutdown closes from a task that was cancelled: the close must complete (a
+    /// reopen finds every batch) and a write after it must be refused as closed.
+    static func closeFromACancelledTask(_ open: Opener) async throws {
+        var expected = BookmarkIndexState()
+        let storage = try await open()
+        _ = try await storage.load()
+        for batch in sampleBatches(seed: 9, count: 3) {
+            try await storage.append(batch)
+            expected.apply(batch)
+        }
+        let closing = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await storage.close()
+        }
+        do {
+            try await closing.value
+        } catch {
+            throw Mismatch(message: "close from a cancelled task threw \(error)")
+        }
+        do {
+            try await storage.append(sampleBatches(seed: 10, count: 1)[0])
+            throw Mismatch(message: "an append after a close from a cancelled task did not throw")
+        } catch let error as BookmarkIndexError where error.code == .closed {}
+        let reopened = try await open()
+        try expectSameContent(try await reopened.load(), expected, "reopened after a close from a cancelled task")
+        try await reopened.close()
     }
 
     static func healthCounts(_ open: Opener) async throws {

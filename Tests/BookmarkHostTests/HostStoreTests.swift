@@ -49,16 +49,25 @@ import Testing
     }
 
     @Test func theResidentBytesBoundClosesStoresToo() async throws {
-        let harness = try await HostHarness(accounts: 3, bookmarks: { _ in 90 }, configuration: .init(maximumResidentBytes: 100_000, egress: .init(seed: 1)))
+        // What one synced store of 90 bookmarks keeps in memory.
+        let probe = try await HostHarness(accounts: 1, bookmarks: { _ in 90 })
+        try await probe.host.startAutoSync(probe.ids[0], for: .public)
+        await probe.run()
+        let one = await probe.host.residentBytes
+        #expect(one > 90 * 100)
+        await probe.host.shutdown()
+        // Room for two and a half such stores: the third sync closes the least recently used.
+        let bound = one * 5 / 2
+        let harness = try await HostHarness(accounts: 3, bookmarks: { _ in 90 }, configuration: .init(maximumResidentBytes: bound, egress: .init(seed: 1)))
         let host = harness.host
         for id in harness.ids {
             try await host.startAutoSync(id, for: .public)
             await harness.run()
             await host.waitUntilIdle()
-            let (bytes, open) = (await host.residentBytes, await host.openStoreCount)
-            #expect(bytes <= 100_000 || open == 1)
+            #expect(await host.residentBytes <= bound)
         }
-        #expect(await host.openStoreCount < 3)
+        #expect(await host.openStoreCount == 2)
+        #expect(try await harness.indexedIDs(harness.ids[0]) == harness.serverIDs(harness.ids[0]), "the evicted store reopens whole")
     }
 
     @Test func anAccountWhoseStoreCannotOpenReportsItAndTheOthersGoOn() async throws {
