@@ -90,6 +90,7 @@ extension BookmarkSyncEngine {
             let outcome = try await store.update { index in work.decide(page, index: index, now: now) }
             machine.pageWritten(outcome, now: moment)
             emit(.pageApplied(list: restrict, mode: work.job.mode, rows: page.illusts.count))
+            firstPageWritten(restrict)
         } catch {
             machine.writeFailed(
                 BookmarkSyncError(.storage, "Writing a page of the \(restrict) list to the index failed.", underlying: error),

@@ -43,6 +43,9 @@ public actor BookmarkSyncEngine {
     var lifecycle = Lifecycle()
     var sleeper: Task<Void, any Error>?
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Waiting for one list's sync to reach a milestone, or to end.
+    var listWaiters: [Restrict: [ListWaiter]] = [:]
+    var idleListWaiters: [Restrict: [CheckedContinuation<Void, Never>]] = [:]
     let subscribers = Subscribers<SyncStatus>()
     let eventSubscribers = Subscribers<SyncEvent>()
     /// A host's stream, which gets every event too.
@@ -50,6 +53,10 @@ public actor BookmarkSyncEngine {
     /// Told when the work loop starts (`true`) and ends (`false`): a host counts its busy engines.
     let activity: (@Sendable (_ working: Bool) -> Void)?
     var lastStatus: SyncStatus?
+    /// The kill switch given when the engine was made; `nil`: as saved with the index.
+    let givenIndexingEnabled: Bool?
+    /// The saved kill switch has been read (and the given one saved).
+    var killSwitchRestored = false
     /// The end of the last cooldown of the shared address, so the status's cooldown it causes
     /// is not reported again as the account's.
     var egressCooldownUntil: Date?
@@ -64,13 +71,17 @@ public actor BookmarkSyncEngine {
     ///   - source: where the bookmark lists come from.
     ///   - clock: wall time and sleeping; inject `TestClock` in tests.
     ///   - configuration: the rate-limit policy.
+    ///   - indexingEnabled: the kill switch (``setIndexingEnabled(_:)``) as the app knows it,
+    ///     saved with the index; `nil` (the default) keeps what was saved last, on when nothing
+    ///     was.
     public init(
         store: BookmarksIndexStore,
         source: some BookmarkSource,
         clock: some SyncClock = SystemSyncClock(),
-        configuration: SyncConfiguration = SyncConfiguration()
+        configuration: SyncConfiguration = SyncConfiguration(),
+        indexingEnabled: Bool? = nil
     ) {
-        self.init(store: store, source: source, clock: clock, configuration: configuration, account: nil, egress: nil)
+        self.init(store: store, source: source, clock: clock, configuration: configuration, account: nil, egress: nil, indexingEnabled: indexingEnabled)
     }
 
     /// An engine of a host: named `account` in its events (also given to `hostEvents`), taking
@@ -78,14 +89,17 @@ public actor BookmarkSyncEngine {
     package init(
         store: BookmarksIndexStore, source: any BookmarkSource, clock: any SyncClock, configuration: SyncConfiguration,
         account: AccountID?, egress: (any EgressBudget)?, hostEvents: Subscribers<SyncEvent>? = nil,
-        jitter: Double = 0, seed: UInt64 = 0, activity: (@Sendable (_ working: Bool) -> Void)? = nil
+        jitter: Double = 0, seed: UInt64 = 0, activity: (@Sendable (_ working: Bool) -> Void)? = nil,
+        indexingEnabled: Bool? = nil
     ) {
         self.activity = activity
+        self.givenIndexingEnabled = indexingEnabled
         self.store = store
         self.source = source
         self.clock = clock
         self.configuration = configuration
         self.machine = SyncStateMachine(configuration: configuration)
+        if indexingEnabled == false { machine.setEnabled(false) }
         self.account = account
         self.egress = egress
         self.hostEvents = hostEvents
@@ -115,7 +129,7 @@ public actor BookmarkSyncEngine {
         await request(restrict, .manual)
     }
 
-    private func request(_ restrict: Restrict, _ intent: SyncStateMachine.Intent) async -> SyncRequestOutcome {
+    func request(_ restrict: Restrict, _ intent: SyncStateMachine.Intent) async -> SyncRequestOutcome {
         let facts = await facts()
         guard lifecycle.acceptsWork else { return .stopped }
         let outcome = machine.request(restrict, intent: intent, facts: facts, now: moment)
@@ -135,7 +149,27 @@ public actor BookmarkSyncEngine {
         let facts = newest.offer(records.facts(of: index))
         // The pacing and the day's spend an earlier process saved hold from the first read.
         machine.restoreBudget(from: facts, now: moment)
+        if !killSwitchRestored {
+            killSwitchRestored = true
+            let savedOff = Restrict.allCases.contains { facts[$0].record.indexingSwitchedOff }
+            if let given = givenIndexingEnabled {
+                if given == savedOff { await saveKillSwitch(off: !given) }
+            } else if savedOff {
+                machine.setEnabled(false)
+            }
+        }
         return facts
+    }
+
+    /// Saves the kill switch in both lists' records; what cannot be written holds in this
+    /// process.
+    func saveKillSwitch(off: Bool) async {
+        let edits = Restrict.allCases.map { restrict in
+            var edit = RecordEdit(restrict)
+            edit.indexingSwitchedOff = off
+            return edit
+        }
+        _ = try? await store.update { index in (RecordEdit.changes(edits, in: index), ()) }
     }
 
     /// What a full walk of `restrict`'s list would cost if it started now: requests, and about
@@ -183,9 +217,16 @@ public actor BookmarkSyncEngine {
     /// sync stops (the answer to a request in flight is discarded, unless it is already being
     /// written, which completes with its cursor), and every status
     /// row says ``ListSyncStatus/disabled``. On again: nothing starts until the next user intent.
+    ///
+    /// The switch is saved with the index (in both lists' records): an engine made later, in
+    /// this process or after a relaunch, starts with it, unless it is given one.
     public func setIndexingEnabled(_ enabled: Bool) async {
+        let saved = await facts()
         machine.setEnabled(enabled)
         if !enabled { sleeper?.cancel() }
+        if Restrict.allCases.contains(where: { saved[$0].record.indexingSwitchedOff == enabled }) {
+            await saveKillSwitch(off: !enabled)
+        }
         _ = await facts()
         publish()
     }
@@ -241,6 +282,7 @@ public actor BookmarkSyncEngine {
     /// Tells every subscriber the status if it changed; returns whether it did.
     @discardableResult
     func publish() -> Bool {
+        settleWaiters()
         let status = status()
         guard status != lastStatus else { return false }
         let previous = lastStatus

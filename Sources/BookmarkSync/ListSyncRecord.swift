@@ -43,6 +43,9 @@ public struct ListSyncRecord: Sendable, Hashable {
     var dailySpend: DailyRequestLedger?
     /// The list's total as Pixiv last told it, and when: what a walk will cost.
     var lastKnownTotal: KnownTotal?
+    /// The app switched indexing off (the engine's kill switch), kept in both lists' records so
+    /// that a relaunch keeps it.
+    public internal(set) var indexingSwitchedOff = false
 
     /// When the account's rate-limit cooldown that this record saw ends (`nil`: none recorded);
     /// no request of either list goes out before then.
@@ -99,7 +102,7 @@ public struct ListSyncRecord: Sendable, Hashable {
         init(record: ListSyncRecord) { self.record = record }
 
         private enum Key: String, CodingKey {
-            case cursor, delta, unbookmarked, bookmarked, pause, pacing, ground, spend, total
+            case cursor, delta, unbookmarked, bookmarked, pause, pacing, ground, spend, total, off
         }
 
         /// Each part on its own: one that cannot be read, or holds values no engine writes, is
@@ -116,6 +119,7 @@ public struct ListSyncRecord: Sendable, Hashable {
             record.knownGround = part(.ground, of: KnownGround.self, in: container) { _ in nil }
             record.dailySpend = part(.spend, of: DailyRequestLedger.self, in: container) { _ in nil }
             record.lastKnownTotal = part(.total, of: KnownTotal.self, in: container) { $0.count < 0 ? "a total below zero" : nil }
+            record.indexingSwitchedOff = part(.off, of: Bool.self, in: container) { _ in nil } ?? false
         }
 
         /// The part under `key`; `nil` when there is none, or when it cannot be read or
@@ -161,6 +165,7 @@ public struct ListSyncRecord: Sendable, Hashable {
             try container.encodeIfPresent(record.knownGround, forKey: .ground)
             try container.encodeIfPresent(record.dailySpend, forKey: .spend)
             try container.encodeIfPresent(record.lastKnownTotal, forKey: .total)
+            if record.indexingSwitchedOff { try container.encode(true, forKey: .off) }
         }
 
         /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.

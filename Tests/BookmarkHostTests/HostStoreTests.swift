@@ -53,6 +53,7 @@ import Testing
         let probe = try await HostHarness(accounts: 1, bookmarks: { _ in 90 })
         try await probe.host.startAutoSync(probe.ids[0], for: .public)
         await probe.run()
+        await probe.host.waitUntilIdle()
         let one = await probe.host.residentBytes
         #expect(one > 90 * 100)
         await probe.host.shutdown()

@@ -132,8 +132,7 @@ import Testing
         h.source.add(illusts(1, count: 30 * 40), to: .public)
         await h.engine.startAutoSync(for: .public)
         _ = await h.clock.run(whileBusy: { await !h.engine.currentStatus().publicList.isWaitingForTheDay })
-        await h.engine.setIndexingEnabled(false)
-        await h.run()
+        await shutDown(h.engine, on: h.clock)
 
         let relaunched = try await h.restarted()
         #expect(await relaunched.engine.currentStatus().dailyRequests?.spent == 15, "the spend was saved")

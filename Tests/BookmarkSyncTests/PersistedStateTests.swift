@@ -25,8 +25,7 @@ import Testing
             return true
         })
         let trip = try #require(h.requests().first { $0.status == 403 }).timestamp
-        await h.engine.setIndexingEnabled(false)
-        await h.run()
+        await shutDown(h.engine, on: h.clock)
 
         let relaunched = try await h.restarted()
         await h.clock.advance(to: trip + 100)

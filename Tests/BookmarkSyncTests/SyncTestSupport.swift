@@ -6,6 +6,14 @@ import Foundation
 import Synchronization
 import Testing
 
+/// Shuts `engine` down as an app quitting would (the request in flight answered and written),
+/// driving `clock` meanwhile.
+func shutDown(_ engine: BookmarkSyncEngine, on clock: TestClock) async {
+    let stopping = Task { await engine.shutdown() }
+    _ = await clock.run(whileBusy: { await !engine.isIdle })
+    await stopping.value
+}
+
 /// An illust with a few tags, for tests that spell out their data.
 func illust(_ id: Int, tags: [String] = ["tag\(0)"]) -> BookmarkedIllustSnapshot {
     BookmarkedIllustSnapshot(id: id, title: "work \(id)", artistID: id % 97, artistName: "artist", tags: tags.map { TagRef(name: $0) })

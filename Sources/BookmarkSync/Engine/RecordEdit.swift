@@ -14,6 +14,8 @@ struct RecordEdit: Sendable {
     var pacing: LearnedPacing??
     /// The account's spend of the day to save; `nil` leaves it as it is.
     var dailySpend: DailyRequestLedger?
+    /// The kill switch to save (`true`: indexing is off); `nil` leaves it as it is.
+    var indexingSwitchedOff: Bool?
 
     init(_ restrict: Restrict, pause: ListPause? = nil, clearsCursors: Bool = false, pacing: LearnedPacing?? = nil) {
         self.restrict = restrict
@@ -32,6 +34,7 @@ struct RecordEdit: Sendable {
         }
         if let pacing { record.pacing = pacing }
         if let dailySpend { record.dailySpend = dailySpend }
+        if let indexingSwitchedOff { record.indexingSwitchedOff = indexingSwitchedOff }
         return record
     }
 

@@ -80,6 +80,7 @@ extension SyncStateMachine {
         memory[restrict]?.cursorRejected = false
         guard case .running(let current, let then)? = lists[restrict] else { return }
         if current.step == .abandoned || current.stopsAfterRequest || outcome.finished {
+            if outcome.finished, current.step != .abandoned, !current.stopsAfterRequest { completedLastJob.insert(restrict) }
             finishJob(current)
             return
         }

@@ -136,6 +136,9 @@ struct SyncStateMachine: Sendable {
     var daily = DailyRequestLedger()
     /// The account's budget has been restored from the index.
     var budgetRestored = false
+    /// The lists whose last job reached its end (a delta at known ground, a walk through its
+    /// last page), rather than being stopped, switched off or set aside.
+    var completedLastJob: Set<Restrict> = []
 
     init(configuration: SyncConfiguration = SyncConfiguration()) {
         self.configuration = configuration
@@ -152,6 +155,15 @@ struct SyncStateMachine: Sendable {
 
     /// Whether a sync is running or waiting: `false` means only a user intent starts work.
     var hasWork: Bool { running != nil || !waitingOrder.isEmpty || hasParkedWalk }
+
+    /// Whether `restrict`'s sync is running or queued (a walk parked for the day's budget
+    /// counts only with `parked`).
+    func isActive(_ restrict: Restrict, parked: Bool = false) -> Bool {
+        switch lists[restrict] {
+        case .running?, .waiting?: return true
+        default: return parked && memory[restrict]?.parkedWalk != nil
+        }
+    }
 
     mutating func replaceRunningJob(_ job: Job) {
         guard case .running(_, let then)? = lists[job.restrict] else { return }
