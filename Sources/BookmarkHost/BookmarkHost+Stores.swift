@@ -116,25 +116,25 @@ extension BookmarkHost {
             let idle = open.filter { $0.key != keeping && $0.value.pins == 0 && !busy.contains($0.key) }
             guard let victim = idle.min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { return }
             await close(victim, evicted: true)
+            // Reopened meanwhile (in use again): leave the rest for the next check.
+            if open[victim] != nil { return }
         }
     }
 
-    /// Stops `id`'s engine and closes its store.
+    /// Stops `id`'s engine and closes its store, after any close of it already under way.
     func close(_ id: AccountID, evicted: Bool) async {
-        if let closing = closing[id] {
-            await closing.value
-            return
-        }
+        // Each close clears its own entry when done, so this never spins on a finished one.
+        while let pending = closing[id] { await pending.value }
         guard let account = open.removeValue(forKey: id) else { return }
         let task = Task {
             await account.engine.shutdown()
             try? await account.store.close()
             account.storeEvents.cancel()
+            self.closing[id] = nil
+            self.emit(.storeClosed(evicted: evicted), for: id)
         }
         closing[id] = task
         await task.value
-        closing[id] = nil
-        emit(.storeClosed(evicted: evicted), for: id)
     }
 
     /// FNV-1a of `text`: the same on every run, unlike `Hasher`.

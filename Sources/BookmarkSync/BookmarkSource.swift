@@ -20,11 +20,29 @@ public protocol BookmarkSource: Sendable {
     /// The engine asks once at the start of each full walk, to show progress against a total.
     /// Return `nil` without a request when the source has no way to know.
     func totalCount(of restrict: Restrict) async throws -> Int?
+
+    /// Bookmarks `illustID` in `restrict`'s list on the server (a work bookmarked already moves
+    /// to the top of that list, which is how Pixiv moves a work between lists). One request.
+    func addBookmark(illustID: Int, restrict: Restrict) async throws
+
+    /// Removes the bookmark of `illustID` on the server, from whichever list holds it. One
+    /// request.
+    func deleteBookmark(illustID: Int) async throws
 }
 
 extension BookmarkSource {
     /// No total is known: returns `nil` without a request.
     public func totalCount(of restrict: Restrict) async throws -> Int? { nil }
+
+    /// A source that only reads: throws ``BookmarkSyncError/Code/other`` without a request.
+    public func addBookmark(illustID: Int, restrict: Restrict) async throws {
+        throw BookmarkSyncError(.other, "This bookmark source cannot add bookmarks; the app must POST them itself and call recordBookmark(_:restrict:).")
+    }
+
+    /// A source that only reads: throws ``BookmarkSyncError/Code/other`` without a request.
+    public func deleteBookmark(illustID: Int) async throws {
+        throw BookmarkSyncError(.other, "This bookmark source cannot remove bookmarks; the app must POST them itself and call recordUnbookmark(illustID:restrict:).")
+    }
 }
 
 /// One page of a bookmark list, newest bookmark first.

@@ -112,6 +112,7 @@ extension BookmarkSyncEngine {
         guard lifecycle.phase == .active else { return }
         lifecycle.phase = .stopping
         for restrict in Restrict.allCases { machine.stop(restrict) }
+        withdrawQueuedWrites()
         sleeper?.cancel()
         lifecycle.wakeRun()
         publish()

@@ -21,6 +21,8 @@ extension BookmarkSyncEngine {
                 return
             case .wait(let deadline):
                 await sleep(until: jittered(deadline))
+            case .write:
+                await Task { await self.performWrite() }.value
             case .fetch(let fetch):
                 // In a task of its own: cancelling `run()` never cuts a request or its page's
                 // write short (a shutdown waits for both).

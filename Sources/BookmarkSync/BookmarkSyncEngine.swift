@@ -43,6 +43,8 @@ public actor BookmarkSyncEngine {
     var lifecycle = Lifecycle()
     var sleeper: Task<Void, any Error>?
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The app's bookmarks and unbookmarks waiting for the request stream.
+    var writeQueue: [PendingWrite] = []
     /// Waiting for one list's sync to reach a milestone, or to end.
     var listWaiters: [Restrict: [ListWaiter]] = [:]
     var idleListWaiters: [Restrict: [CheckedContinuation<Void, Never>]] = [:]

@@ -54,6 +54,16 @@ public struct PixivBookmarkSource: BookmarkSource {
     /// list, without a request, since Pixiv does not tell it.
     ///
     /// - Throws: ``BookmarkSyncError`` translated from the client's `PixivError`.
+    /// `POST /v2/illust/bookmark/add` with the list's restrict.
+    public func addBookmark(illustID: Int, restrict: Restrict) async throws {
+        try await translatingErrors { try await client.addBookmark(illustID: illustID, restrict: restrict.bookmarkRestrict) }
+    }
+
+    /// `POST /v1/illust/bookmark/delete`.
+    public func deleteBookmark(illustID: Int) async throws {
+        try await translatingErrors { try await client.deleteBookmark(illustID: illustID) }
+    }
+
     public func totalCount(of restrict: Restrict) async throws -> Int? {
         guard restrict == .public else { return nil }
         return try await translatingErrors { try await client.userDetail(userID: userID).profile.totalIllustBookmarksPublic }

@@ -78,6 +78,10 @@ public struct SyncEvent: Sendable {
         case firstPage
         /// A page after the first, by its `next_url`.
         case nextPage
+        /// The app's bookmark (or move between lists).
+        case addBookmark
+        /// The app's unbookmark.
+        case deleteBookmark
 
         /// The endpoint's name.
         public var description: String { rawValue }

@@ -21,6 +21,10 @@ public final class FakeBookmarkSource: BookmarkSource {
         case nextPage(String)
         /// `totalCount(of:)` of the public list.
         case total
+        /// `addBookmark(illustID:restrict:)` of this illust.
+        case addBookmark(Int)
+        /// `deleteBookmark(illustID:)` of this illust.
+        case deleteBookmark(Int)
     }
 
     /// One logged request.
@@ -46,6 +50,8 @@ public final class FakeBookmarkSource: BookmarkSource {
         var lists: [Restrict: [Entry]] = [.public: [], .private: []]
         /// Why each work that vanished did, by illust ID: its bookmarks are served as placeholders.
         var withheld: [Int: VanishReason] = [:]
+        /// Works the account can bookmark, by illust ID (besides those in its lists).
+        var works: [Int: BookmarkedIllustSnapshot] = [:]
         var nextBookmarkID = 1
         var cursorMeaning = BookmarkCursorMeaning.lastOfThisPage
         var log: [Request] = []
@@ -87,6 +93,12 @@ public final class FakeBookmarkSource: BookmarkSource {
                 state.nextBookmarkID += 1
             }
         }
+    }
+
+    /// Makes `illust` a work the account can bookmark through ``addBookmark(illustID:restrict:)``
+    /// without bookmarking it.
+    public func addWork(_ illust: BookmarkedIllustSnapshot) {
+        state.withLock { $0.works[illust.id] = illust }
     }
 
     /// Removes the bookmark of `illustID` from `restrict`'s list, if it is there.
@@ -218,6 +230,32 @@ public final class FakeBookmarkSource: BookmarkSource {
     public func totalCount(of restrict: Restrict) async throws -> Int? {
         guard restrict == .public else { return nil }
         return try await serve(.total, restrict) { state in state.lists[restrict]?.count ?? 0 }
+    }
+
+    /// Bookmarks `illustID` on top of `restrict`'s list, moving it from the other list (a work
+    /// never added is bookmarked with a title of its own); logged, and subject to faults.
+    public func addBookmark(illustID: Int, restrict: Restrict) async throws {
+        try await serve(.addBookmark(illustID), restrict) { state in
+            var illust = state.works[illustID] ?? BookmarkedIllustSnapshot(id: illustID, title: "work \(illustID)")
+            for list in Restrict.allCases {
+                if let index = state.lists[list]?.firstIndex(where: { $0.illust.id == illustID }) {
+                    illust = state.lists[list]?.remove(at: index).illust ?? illust
+                }
+            }
+            state.lists[restrict]?.insert(Entry(bookmarkID: state.nextBookmarkID, illust: illust), at: 0)
+            state.nextBookmarkID += 1
+        }
+    }
+
+    /// Removes the bookmark of `illustID` from whichever list holds it; logged, and subject to
+    /// faults.
+    public func deleteBookmark(illustID: Int) async throws {
+        let list = state.withLock { state in
+            Restrict.allCases.first { state.lists[$0]?.contains { $0.illust.id == illustID } == true } ?? .public
+        }
+        try await serve(.deleteBookmark(illustID), list) { state in
+            for restrict in Restrict.allCases { state.lists[restrict]?.removeAll { $0.illust.id == illustID } }
+        }
     }
 
     private func serve<T: Sendable>(_ kind: RequestKind, _ restrict: Restrict, _ answer: @Sendable (inout State) -> T) async throws -> T {

@@ -20,12 +20,14 @@ extension Date {
 /// timeline (equal within a microsecond: the clocks round differently).
 enum TestAction: Equatable, CustomStringConvertible {
     case fetch(SyncStateMachine.Fetch)
+    case write
     case wait(until: Date)
     case idle
 
     init(_ action: SyncStateMachine.Action) {
         switch action {
         case .fetch(let fetch): self = .fetch(fetch)
+        case .write: self = .write
         case .wait(let until): self = .wait(until: testEpoch + (until - testOrigin).seconds)
         case .idle: self = .idle
         }
@@ -34,6 +36,7 @@ enum TestAction: Equatable, CustomStringConvertible {
     static func == (a: TestAction, b: TestAction) -> Bool {
         switch (a, b) {
         case (.fetch(let x), .fetch(let y)): x == y
+        case (.write, .write): true
         case (.wait(let x), .wait(let y)): abs(x.timeIntervalSince(y)) < 1e-6
         case (.idle, .idle): true
         default: false
@@ -43,6 +46,7 @@ enum TestAction: Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .fetch(let fetch): "fetch(\(fetch))"
+        case .write: "write"
         case .wait(let until): "wait(until: \(until.timeIntervalSince(testEpoch)) s after the epoch)"
         case .idle: "idle"
         }

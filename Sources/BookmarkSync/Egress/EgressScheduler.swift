@@ -6,6 +6,9 @@ struct EgressScheduler: Sendable {
 
     /// An account waiting for a turn.
     private struct Waiter {
+        /// Turns the account had when it began waiting: fixed while it waits, as only a grant
+        /// (which ends the wait) adds one.
+        var served: UInt64
         var neverSynced: Bool
         /// Its place among equals: who came first.
         var arrival: UInt64
@@ -51,34 +54,35 @@ struct EgressScheduler: Sendable {
         }
         forgetGoneWaiters(now: now)
         if waiting[account] == nil {
-            let level = waiting.keys.compactMap { served[$0] }.min() ?? served.values.max() ?? 0
-            served[account] = max(served[account] ?? 0, level)
+            let level = waiting.values.map(\.served).min() ?? served.values.max() ?? 0
+            let start = max(served[account] ?? 0, level)
+            served[account] = start
             arrivals += 1
-            waiting[account] = Waiter(neverSynced: request.neverSynced, arrival: arrivals, slot: now)
+            waiting[account] = Waiter(served: start, neverSynced: request.neverSynced, arrival: arrivals, slot: now)
         }
         waiting[account]?.neverSynced = request.neverSynced
-        let order = waitingOrder()
+        // Its place: how many waiting accounts go before it (one pass, no sort).
+        guard let mine = waiting[account] else { return .wait(until: now + interval) }
+        let ahead = waiting.values.reduce(0) { $0 + (Self.goesBefore($1, mine) ? 1 : 0) }
         let first = earliestGrant(now: now)
-        if order.first == account, first <= now {
+        if ahead == 0, first <= now {
             grant(account, now: now)
             return .go
         }
         // Its estimated slot: the first grant, then one interval per account ahead of it.
-        let place = Double(order.firstIndex(of: account) ?? 0)
+        let place = Double(ahead)
         let estimate = first + place * interval
         let slot = max(estimate, now + 0.001) + random.fraction() * configuration.jitter * interval
         waiting[account]?.slot = slot
         return .wait(until: slot)
     }
 
-    /// The waiting accounts in the order they get turns.
-    private func waitingOrder() -> [AccountID] {
-        waiting.sorted { lhs, rhs in
-            let (left, right) = (served[lhs.key] ?? 0, served[rhs.key] ?? 0)
-            if left != right { return left < right }
-            if lhs.value.neverSynced != rhs.value.neverSynced { return lhs.value.neverSynced }
-            return lhs.value.arrival < rhs.value.arrival
-        }.map(\.key)
+    /// Whether `lhs` gets its turn before `rhs`: fewer turns first, then never-synced lists,
+    /// then who came first.
+    private static func goesBefore(_ lhs: Waiter, _ rhs: Waiter) -> Bool {
+        if lhs.served != rhs.served { return lhs.served < rhs.served }
+        if lhs.neverSynced != rhs.neverSynced { return lhs.neverSynced }
+        return lhs.arrival < rhs.arrival
     }
 
     /// When the address may give its next turn.

@@ -43,3 +43,45 @@ struct InAppRecordings: Sendable {
         return [.remove(key), .setMetadata(record.stored(in: metadata), for: key.restrict)]
     }
 }
+
+extension InAppRecordings {
+    /// What the index held of one work before the app's change: its rows and what each list's
+    /// record said of it, so that a refused POST puts them back.
+    struct Undo: Sendable {
+        var illustID: Int
+        var rows: [Restrict: IndexedBookmark] = [:]
+        var bookmarkedAt: [Restrict: Date] = [:]
+        var tombstones: [Restrict: Date] = [:]
+
+        init(illustID: Int, index: BookmarkIndexState) {
+            self.illustID = illustID
+            for restrict in Restrict.allCases {
+                rows[restrict] = index.bookmark(for: BookmarkKey(illustID: illustID, restrict: restrict))
+                let record = ListSyncRecord(index.metadata(for: restrict))
+                bookmarkedAt[restrict] = record.bookmarkedInApp[illustID]
+                tombstones[restrict] = record.unbookmarkedInApp[illustID]
+            }
+        }
+
+        /// The batch that puts the work back as it was in `index`: its rows and what each
+        /// list's record said of it. Nothing else of the lists changes.
+        func changes(in index: BookmarkIndexState) -> [BookmarkChange] {
+            var changes: [BookmarkChange] = []
+            for restrict in Restrict.allCases {
+                let key = BookmarkKey(illustID: illustID, restrict: restrict)
+                if let row = rows[restrict] {
+                    changes.append(.upsert(row))
+                } else if index.contains(key) {
+                    changes.append(.remove(key))
+                }
+                let metadata = index.metadata(for: restrict)
+                var record = ListSyncRecord(metadata)
+                guard record.bookmarkedInApp[illustID] != bookmarkedAt[restrict] || record.unbookmarkedInApp[illustID] != tombstones[restrict] else { continue }
+                record.bookmarkedInApp[illustID] = bookmarkedAt[restrict]
+                record.unbookmarkedInApp[illustID] = tombstones[restrict]
+                changes.append(.setMetadata(record.stored(in: metadata), for: restrict))
+            }
+            return changes
+        }
+    }
+}

@@ -45,6 +45,9 @@ struct SyncStateMachine: Sendable {
         /// Perform this request, then report ``SyncStateMachine/pageArrived(facts:now:)``,
         /// ``SyncStateMachine/totalFetched(_:now:)`` or ``SyncStateMachine/fetchFailed(_:now:)``.
         case fetch(Fetch)
+        /// Send the app's next bookmark or unbookmark, then report
+        /// ``SyncStateMachine/writeAnswered(_:now:)``.
+        case write
         /// Sleep until this instant of the monotonic clock, then ask again.
         case wait(until: ContinuousClock.Instant)
         /// Nothing to do until the next user intent.
@@ -139,6 +142,9 @@ struct SyncStateMachine: Sendable {
     /// The lists whose last job reached its end (a delta at known ground, a walk through its
     /// last page), rather than being stopped, switched off or set aside.
     var completedLastJob: Set<Restrict> = []
+    /// The app's bookmarks and unbookmarks waiting to be sent (`+Writes`).
+    var queuedWrites = 0
+    var writeInFlight = false
 
     init(configuration: SyncConfiguration = SyncConfiguration()) {
         self.configuration = configuration
@@ -154,7 +160,7 @@ struct SyncStateMachine: Sendable {
     }
 
     /// Whether a sync is running or waiting: `false` means only a user intent starts work.
-    var hasWork: Bool { running != nil || !waitingOrder.isEmpty || hasParkedWalk }
+    var hasWork: Bool { running != nil || !waitingOrder.isEmpty || hasParkedWalk || queuedWrites > 0 }
 
     /// Whether `restrict`'s sync is running or queued (a walk parked for the day's budget
     /// counts only with `parked`).
@@ -245,6 +251,8 @@ struct SyncStateMachine: Sendable {
     /// What to do next: start the next waiting sync, wait out a backoff, a cooldown or the
     /// budget, or fetch.
     mutating func nextAction(facts: AccountFacts, now: SyncMoment) -> Action {
+        // The app's own writes go first, switched off or not: a tap is never behind a page.
+        if let write = nextWrite(now: now) { return write }
         guard isEnabled else {
             for restrict in Restrict.allCases {
                 switch lists[restrict] {
