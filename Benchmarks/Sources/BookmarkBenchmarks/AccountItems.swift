@@ -73,12 +73,16 @@ struct AccountItems {
             ("wall_s", .number(outcome.wallSeconds)), ("rate_limit_answers", .integer(outcome.rateLimitAnswers)),
             ("simulated_s", .number(outcome.simulatedSeconds)), ("optimum_s", .number(outcome.optimumSeconds)),
             ("longest_gap_s", .number(outcome.longestGapSeconds)), ("mean_gap_s", .number(outcome.meanGapSeconds)),
+            ("p99_gap_s", .number(outcome.p99GapSeconds)),
             ("longest_gap_user_id", .integer(outcome.longestGapAccount)), ("complete_accounts", .integer(outcome.completeAccounts)),
+            ("egress_turn_calls", .integer(outcome.turnRequests)), ("egress_cpu_ms_per_page", .number(outcome.egressMilliseconds / Double(max(outcome.pages, 1)))),
+            ("clock_steps", .integer(outcome.clockSteps)), ("driver_sleeps", .integer(outcome.driverSleeps)),
         ]
         item.note = String(
-            format: "%d accounts, %d pages: %.3f ms CPU a page (FakePixiv %.3f of it), %d rate-limit answer(s), %.0f s simulated (limit's optimum %.0f s), longest wait between an account's requests %.0f s (mean %.1f s), %d of %d accounts complete",
-            accounts, outcome.pages, outcome.cpuPerPage, outcome.fakePixivPerPage, outcome.rateLimitAnswers, outcome.simulatedSeconds,
-            outcome.optimumSeconds, outcome.longestGapSeconds, outcome.meanGapSeconds, outcome.completeAccounts, accounts
+            format: "%d accounts, %d pages: %.3f ms CPU a page (FakePixiv %.3f, egress turns %.3f of it), %d rate-limit answer(s), %.0f s simulated (limit's optimum %.0f s), longest wait between an account's requests %.0f s (p99 %.0f, mean %.1f s), %d of %d accounts complete",
+            accounts, outcome.pages, outcome.cpuPerPage, outcome.fakePixivPerPage, outcome.egressMilliseconds / Double(max(outcome.pages, 1)),
+            outcome.rateLimitAnswers, outcome.simulatedSeconds, outcome.optimumSeconds, outcome.longestGapSeconds, outcome.p99GapSeconds,
+            outcome.meanGapSeconds, outcome.completeAccounts, accounts
         )
         item.target = Target(
             text: "0 rate-limit answers, all complete",
@@ -94,7 +98,7 @@ struct AccountItems {
             notes.append("accounts_open_1000: max(10, n / 100) accounts (1,000 at n = 100,000) of \(AccountsOpen.bookmarksPerAccount) public bookmarks each, their journals written untimed beforehand (pages of 30 appended to JournalStorage, no compaction: at about 0.5 MB each below the snapshot threshold, so each open reads its journal whole); one BookmarkHost (maximumOpenStores a tenth of the accounts: 100 at n = 100,000; default journal options, a PixivClient source made at each open) touches every account once per round, in the same order, with withStore and its first 30 bookmarks, so every touch opens a store and closes the least recently used; ours / p90: one round's wall time. host_resident_bytes: BookmarkHost.residentBytes after the rounds; rss_*: a child process making a fresh host and doing one round, VmRSS after - VmRSS before (per open store: over the stores still open) and VmHWM after - VmRSS before.")
         }
         if wants("accounts_sync_200") {
-            notes.append("accounts_sync_200: max(10, n / 500) never-synced accounts (200 at n = 100,000) of \(AccountsSync.publicPerAccount) public + \(AccountsSync.privatePerAccount) private bookmarks, both lists started at once, through one BookmarkHost (its own SharedEgressBudget, default configuration, journals at durability .none) and the real PixivClient against one FakePixiv limiting the address to 100 requests per 120 s (300 s penalty), on one TestClock moved to the next deadline whenever every busy account sleeps on it (no real sleeping); one run. ours: process CPU time (every thread: engines, stores, client, FakePixiv, the driving loop) over bookmark pages served; fake_pixiv_cpu_ms_per_page: FakePixiv's answers' share; rate_limit_answers: log entries with status 403 or 429; simulated_s: first to last request on the clock; longest_gap_s / mean_gap_s: between two consecutive requests of one account, over every account.")
+            notes.append("accounts_sync_200: max(10, n / 500) never-synced accounts (200 at n = 100,000) of \(AccountsSync.publicPerAccount) public + \(AccountsSync.privatePerAccount) private bookmarks, both lists started at once, through one BookmarkHost (its own SharedEgressBudget, default configuration, journals at durability .none) and the real PixivClient against one FakePixiv limiting the address to 100 requests per 120 s (300 s penalty), on one TestClock moved to the next deadline whenever every busy account sleeps on it (no real sleeping); one run. ours: process CPU time (every thread: engines, stores, client, FakePixiv, the driving loop) over bookmark pages served; fake_pixiv_cpu_ms_per_page / egress_cpu_ms_per_page: the thread CPU time of FakePixiv's answers and of the budget's turn(for:) calls (egress_turn_calls of them; the budget is the host's default SharedEgressBudget, wrapped to count); clock_steps / driver_sleeps: how often the loop moved the clock, and slept 50 µs of real time waiting for busy accounts to sleep; rate_limit_answers: log entries with status 403 or 429; simulated_s: first to last request on the clock; longest_gap_s / mean_gap_s: between two consecutive requests of one account, over every account.")
         }
         return notes
     }
