@@ -46,14 +46,16 @@ struct AccountItems {
         )
         if let memory = outcome.memory {
             let perStore = Double(memory.residentDelta) / Double(max(memory.openStores, 1))
+            let firstOpened = Double(memory.residentBeforeEviction - memory.residentBefore) / Double(maximumOpen)
             item.fields += [
+                ("rss_delta_bytes_per_store_before_eviction", .number(firstOpened)),
                 ("rss_delta_bytes", .integer(memory.residentDelta)), ("rss_peak_delta_bytes", .integer(memory.peakDelta)),
                 ("rss_delta_bytes_per_open_store", .number(perStore)),
                 ("child_host_resident_bytes", .integer(memory.hostResidentBytes)), ("child_open_stores", .integer(memory.openStores)),
             ]
             note += String(
-                format: "; child process, one round: RSS +%.1f MB (%.0f B per open store), peak +%.1f MB",
-                Double(memory.residentDelta) / 1_048_576, perStore, Double(memory.peakDelta) / 1_048_576
+                format: "; child process, one round: RSS +%.1f MB (%.0f B per open store; %.0f B each for the first %d, before any eviction), peak +%.1f MB",
+                Double(memory.residentDelta) / 1_048_576, perStore, firstOpened, maximumOpen, Double(memory.peakDelta) / 1_048_576
             )
         }
         item.note = note
@@ -95,7 +97,7 @@ struct AccountItems {
     static func notes(wants: (String) -> Bool) -> [String] {
         var notes: [String] = []
         if wants("accounts_open_1000") {
-            notes.append("accounts_open_1000: max(10, n / 100) accounts (1,000 at n = 100,000) of \(AccountsOpen.bookmarksPerAccount) public bookmarks each, their journals written untimed beforehand (pages of 30 appended to JournalStorage, no compaction: at about 0.5 MB each below the snapshot threshold, so each open reads its journal whole); one BookmarkHost (maximumOpenStores a tenth of the accounts: 100 at n = 100,000; default journal options, a PixivClient source made at each open) touches every account once per round, in the same order, with withStore and its first 30 bookmarks, so every touch opens a store and closes the least recently used; ours / p90: one round's wall time. host_resident_bytes: BookmarkHost.residentBytes after the rounds; rss_*: a child process making a fresh host and doing one round, VmRSS after - VmRSS before (per open store: over the stores still open) and VmHWM after - VmRSS before.")
+            notes.append("accounts_open_1000: max(10, n / 100) accounts (1,000 at n = 100,000) of \(AccountsOpen.bookmarksPerAccount) public bookmarks each, their journals written untimed beforehand (pages of 30 appended to JournalStorage, no compaction: at about 0.5 MB each below the snapshot threshold, so each open reads its journal whole); one BookmarkHost (maximumOpenStores a tenth of the accounts: 100 at n = 100,000; default journal options, a PixivClient source made at each open) touches every account once per round, in the same order, with withStore and its first 30 bookmarks, so every touch opens a store and closes the least recently used; ours / p90: one round's wall time. host_resident_bytes: BookmarkHost.residentBytes after the rounds; rss_*: a child process making a fresh host and doing one round, VmRSS after - VmRSS before (per open store: over the stores still open), the same after the first maximumOpenStores touches (before the host closed any), and VmHWM after - VmRSS before.")
         }
         if wants("accounts_sync_200") {
             notes.append("accounts_sync_200: max(10, n / 500) never-synced accounts (200 at n = 100,000) of \(AccountsSync.publicPerAccount) public + \(AccountsSync.privatePerAccount) private bookmarks, both lists started at once, through one BookmarkHost (its own SharedEgressBudget, default configuration, journals at durability .none) and the real PixivClient against one FakePixiv limiting the address to 100 requests per 120 s (300 s penalty), on one TestClock moved to the next deadline whenever every busy account sleeps on it (no real sleeping); one run. ours: process CPU time (every thread: engines, stores, client, FakePixiv, the driving loop) over bookmark pages served; fake_pixiv_cpu_ms_per_page / egress_cpu_ms_per_page: the thread CPU time of FakePixiv's answers and of the budget's turn(for:) calls (egress_turn_calls of them; the budget is the host's default SharedEgressBudget, wrapped to count); clock_steps / driver_sleeps: how often the loop moved the clock, and slept 50 µs of real time waiting for busy accounts to sleep; rate_limit_answers: log entries with status 403 or 429; simulated_s: first to last request on the clock; longest_gap_s / mean_gap_s: between two consecutive requests of one account, over every account.")

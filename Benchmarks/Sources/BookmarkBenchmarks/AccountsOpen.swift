@@ -38,13 +38,16 @@ struct AccountsOpen {
         var journalBytes: Int
     }
 
-    /// The child's figures: `/proc/self/status` before and after one round in a fresh process.
+    /// The child's figures: `/proc/self/status` before one round in a fresh process, once the
+    /// host holds as many stores as it keeps (none closed yet), and after the round.
     struct Memory {
         var residentBefore: Int
         var peakAfter: Int
         var residentAfter: Int
         var hostResidentBytes: Int
         var openStores: Int
+        /// After the first `maximumOpenStores` touches, before the host closed any store.
+        var residentBeforeEviction: Int
 
         var residentDelta: Int { residentAfter - residentBefore }
         var peakDelta: Int { peakAfter - residentBefore }
@@ -65,8 +68,8 @@ struct AccountsOpen {
         let resident = await host.residentBytes
         await host.shutdown()
 
-        let memory = try MemoryProbe.childNumbers([Self.memoryFlag, root.path], count: 5).map {
-            Memory(residentBefore: $0[0], peakAfter: $0[1], residentAfter: $0[2], hostResidentBytes: $0[3], openStores: $0[4])
+        let memory = try MemoryProbe.childNumbers([Self.memoryFlag, root.path], count: 6).map {
+            Memory(residentBefore: $0[0], peakAfter: $0[1], residentAfter: $0[2], hostResidentBytes: $0[3], openStores: $0[4], residentBeforeEviction: $0[5])
         }
         return Outcome(
             round: round, openStores: openStores, hostResidentBytes: resident, memory: memory,
@@ -74,16 +77,20 @@ struct AccountsOpen {
         )
     }
 
-    /// The child's side: a fresh host over the journals in `root`, one round, then the five
+    /// The child's side: a fresh host over the journals in `root`, one round, then the six
     /// numbers on one line.
     static func runMemoryChild(root: String) async throws {
         let (host, ids) = try await makeHost(root: URL(fileURLWithPath: root, isDirectory: true))
         guard let before = MemoryProbe.statusBytes("VmRSS") else { throw HarnessError("/proc/self/status has no VmRSS") }
-        try await touch(ids, in: host)
+        // The stores the host keeps, opened before any is evicted; then the rest of the round.
+        let kept = maximumOpenStores(accounts: ids.count)
+        try await touch(Array(ids.prefix(kept)), in: host)
+        guard let beforeEviction = MemoryProbe.statusBytes("VmRSS") else { throw HarnessError("/proc/self/status has no VmRSS") }
+        try await touch(Array(ids.dropFirst(kept)), in: host)
         guard let peak = MemoryProbe.statusBytes("VmHWM"), let after = MemoryProbe.statusBytes("VmRSS") else {
             throw HarnessError("/proc/self/status has no VmHWM")
         }
-        print(before, peak, after, await host.residentBytes, await host.openStoreCount)
+        print(before, peak, after, await host.residentBytes, await host.openStoreCount, beforeEviction)
         await host.shutdown()
     }
 
