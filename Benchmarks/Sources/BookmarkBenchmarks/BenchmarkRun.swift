@@ -14,7 +14,7 @@ struct BenchmarkRun {
         "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text",
         "sync_full_engine", "delta_requests_unchanged", "sync_walk_12k_simulated",
         "store_append_durable_over_sqlite", "sqlite_storage_conformance", "pool_lateness_p99", "query_p99_during_durable_sync",
-    ]
+    ] + AccountItems.names
     /// The items that need the compacted journal and database the unsynced appends leave.
     private static let afterCompaction: Set = [
         "compact", "open", "store_open_over_sqlite", "rss_bytes_per_bookmark", "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text",
@@ -270,6 +270,9 @@ struct BenchmarkRun {
             results.append(item)
         }
 
+        // 10, 11. Many accounts in one host.
+        results += try await AccountItems(n: n, sampling: sampling, scratch: scratch, wants: wants, log: log).run()
+
         let rounds = "\(sampling.samples) rounds after \(sampling.warmUps) warm-up, the probe's samples pooled"
         let notes: [(items: [String], text: String)] = [
             ([], "Targets are the issue's, defined at N = 100,000 on a 2-core machine."),
@@ -282,7 +285,7 @@ struct BenchmarkRun {
             (["pool_lateness_p99"], "pool_lateness_p99: how late a task on the cooperative pool that loops Task.sleep(for: 1 ms) wakes (ContinuousClock time of each sleep - 1 ms), from just before a load starts until it ends; the load: 4 stores of \(sizes.storeBookmarks) bookmarks (written untimed with durability .none, opened with .always) each apply a batch of 30 they already hold and compact (write, fsync, rename, directory fsync), \(ConcurrencyItems.compactionsPerStore) times, while 4 fresh stores each apply \(sizes.pages) pages of 30 with durability .always (write + fsync each, and the automatic compactions their journals ask for), all in one task group, every loop yielding between steps as a sync does between pages; \(rounds). ours / p90 / median_ms / p99_ms / max_ms: that lateness; idle_p99_ms: the same ticker for \(sizes.idleTicks) ticks with nothing else running; load_ms: the median round's load wall time."),
             (["query_p99_during_durable_sync"], "query_p99_during_durable_sync: the latency of each await store.count(in: .public), called in a loop on the cooperative pool with a 0.2 ms Task.sleep between calls (not timed), on one of 4 fresh stores that each apply \(sizes.pages) pages of 30 with durability .always concurrently, yielding between pages (the query waits for the store's actor, which does each page's write + fsync on the pool), from just before the syncs start until they end; \(rounds). idle_p99_ms: \(sizes.idleQueries) calls on a store holding \(sizes.pages) pages with nothing else running; no_fsync_p99_ms: the same rounds with durability .none; load_ms: the median durable round's wall time."),
         ]
-        return (results, memory, notes.filter { $0.items.isEmpty || $0.items.contains(where: wants) }.map(\.text))
+        return (results, memory, notes.filter { $0.items.isEmpty || $0.items.contains(where: wants) }.map(\.text) + AccountItems.notes(wants: wants))
     }
 
     private func queries(directory: URL, sqliteDirectory: URL, sqlite: SQLiteItems) async throws -> [ItemResult] {

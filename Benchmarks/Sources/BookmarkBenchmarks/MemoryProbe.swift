@@ -35,11 +35,18 @@ enum MemoryProbe {
     /// The parent's side: runs the child on `directory` (whose store must not be open here).
     /// `nil` where there is no `/proc` (macOS).
     static func measure(directory: URL) throws -> Result? {
+        guard let numbers = try childNumbers([flag, directory.path], count: 4) else { return nil }
+        return Result(residentBefore: numbers[0], peakAfter: numbers[1], residentAfter: numbers[2], bookmarks: numbers[3])
+    }
+
+    /// Runs this executable with `arguments` in a child process and returns the `count` whole
+    /// numbers it prints on one line; `nil` where there is no `/proc` (macOS).
+    static func childNumbers(_ arguments: [String], count: Int) throws -> [Int]? {
         guard FileManager.default.fileExists(atPath: "/proc/self/status") else { return nil }
         guard let executable = Bundle.main.executableURL else { throw HarnessError("cannot find this executable") }
         let child = Process()
         child.executableURL = executable
-        child.arguments = [flag, directory.path]
+        child.arguments = arguments
         let output = Pipe()
         child.standardOutput = output
         try child.run()
@@ -47,14 +54,14 @@ enum MemoryProbe {
         child.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let numbers = text.split(separator: " ").compactMap { Int($0) }
-        guard child.terminationStatus == 0, numbers.count == 4 else {
-            throw HarnessError("the memory probe failed (status \(child.terminationStatus)): \(text)")
+        guard child.terminationStatus == 0, numbers.count == count else {
+            throw HarnessError("the memory probe \(arguments[0]) failed (status \(child.terminationStatus)): \(text)")
         }
-        return Result(residentBefore: numbers[0], peakAfter: numbers[1], residentAfter: numbers[2], bookmarks: numbers[3])
+        return numbers
     }
 
     /// A `kB` line of `/proc/self/status`, in bytes.
-    private static func statusBytes(_ key: String) -> Int? {
+    static func statusBytes(_ key: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })

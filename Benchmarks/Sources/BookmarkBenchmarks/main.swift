@@ -22,6 +22,7 @@ let usage = """
       --write-journal <dir>          write a compacted journal of --n bookmarks into <dir>, then exit
       --uncompacted                  with --write-journal: append every batch twice and do not compact (open_uncompacted's journal)
       \(MemoryProbe.flag) <dir>   open the store in <dir>, print its memory figures, then exit
+      \(AccountsOpen.memoryFlag) <dir>  one round of accounts_open_1000 over the journals in <dir>, print its memory figures, then exit
       --time-open <dir>              open the store in <dir> (and ask for its top 50 tags) 7 times, print each time in ms
       --whole                        with --time-open: delete the snapshot first and write none, so each open reads the journal whole
     """
@@ -33,6 +34,7 @@ struct Arguments {
     /// The items `--only` names; `nil` runs every item.
     var only: Set<String>?
     var memoryProbeDirectory: String?
+    var accountsMemoryDirectory: String?
     var journalDirectory: String?
     var timeOpenDirectory: String?
     var timeOpenWhole = false
@@ -65,6 +67,7 @@ struct Arguments {
                 }
                 only = Set(names)
             case MemoryProbe.flag: memoryProbeDirectory = try value(of: argument)
+            case AccountsOpen.memoryFlag: accountsMemoryDirectory = try value(of: argument)
             case "--write-journal": journalDirectory = try value(of: argument)
             case "--time-open": timeOpenDirectory = try value(of: argument)
             case "--whole": timeOpenWhole = true
@@ -100,6 +103,10 @@ do {
     let arguments = try Arguments(CommandLine.arguments)
     if let directory = arguments.memoryProbeDirectory {
         try await MemoryProbe.runChild(directory: directory)
+        exit(0)
+    }
+    if let directory = arguments.accountsMemoryDirectory {
+        try await AccountsOpen.runMemoryChild(root: directory)
         exit(0)
     }
     if let directory = arguments.journalDirectory, arguments.uncompacted {
