@@ -46,6 +46,34 @@ extension BookmarksIndexStore {
         state.bookmarks(in: restrict, matching: filter, limit: limit, offset: offset)
     }
 
+    /// A page of `restrict`'s list below `cursor` (from the top when `nil`); see
+    /// ``BookmarkIndexState/bookmarks(in:matching:after:limit:)``.
+    ///
+    /// ```swift
+    /// var page = await store.bookmarks(in: .public, matching: filter, after: nil, limit: 30)
+    /// // Scrolled to the end: the next page, unaffected by rows a sync added on top meanwhile.
+    /// page = await store.bookmarks(in: .public, matching: filter, after: page.lastCursor, limit: 30)
+    /// ```
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        after cursor: BookmarkCursor?,
+        limit: Int
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, after: cursor, limit: limit)
+    }
+
+    /// The rows of `restrict`'s list above `cursor`, the nearest `limit` of them; see
+    /// ``BookmarkIndexState/bookmarks(in:matching:before:limit:)``.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        before cursor: BookmarkCursor,
+        limit: Int? = nil
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, before: cursor, limit: limit)
+    }
+
     /// See ``BookmarkIndexState/count(in:matching:)``.
     public func count(in restrict: Restrict, matching filter: BookmarkFilter) -> Int {
         state.count(in: restrict, matching: filter)
