@@ -91,6 +91,16 @@ extension BookmarksIndexStore {
         state.coOccurringTags(in: restrict, matching: filter, limit: limit)
     }
 
+    /// The tags of `restrict`'s list whose name or translation contains `text`, those that
+    /// begin with it first, most used first; see ``BookmarkIndexState/searchTags(_:in:matching:limit:)``.
+    ///
+    /// ```swift
+    /// let suggestions = await store.searchTags("orig", in: .public, limit: 10) // オリジナル (original), …
+    /// ```
+    public func searchTags(_ text: String, in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [TagCount] {
+        state.searchTags(text, in: restrict, matching: filter, limit: limit)
+    }
+
     /// Whether the index has the bookmark `key`. O(1).
     public func contains(_ key: BookmarkKey) -> Bool {
         state.contains(key)
