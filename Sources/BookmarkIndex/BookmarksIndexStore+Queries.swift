@@ -46,6 +46,34 @@ extension BookmarksIndexStore {
         state.bookmarks(in: restrict, matching: filter, limit: limit, offset: offset)
     }
 
+    /// A page of `restrict`'s list below `cursor` (from the top when `nil`); see
+    /// ``BookmarkIndexState/bookmarks(in:matching:after:limit:)``.
+    ///
+    /// ```swift
+    /// var page = await store.bookmarks(in: .public, matching: filter, after: nil, limit: 30)
+    /// // Scrolled to the end: the next page, unaffected by rows a sync added on top meanwhile.
+    /// page = await store.bookmarks(in: .public, matching: filter, after: page.lastCursor, limit: 30)
+    /// ```
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        after cursor: BookmarkCursor?,
+        limit: Int
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, after: cursor, limit: limit)
+    }
+
+    /// The rows of `restrict`'s list above `cursor`, the nearest `limit` of them; see
+    /// ``BookmarkIndexState/bookmarks(in:matching:before:limit:)``.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        before cursor: BookmarkCursor,
+        limit: Int? = nil
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, before: cursor, limit: limit)
+    }
+
     /// See ``BookmarkIndexState/count(in:matching:)``.
     public func count(in restrict: Restrict, matching filter: BookmarkFilter) -> Int {
         state.count(in: restrict, matching: filter)
@@ -61,6 +89,16 @@ extension BookmarksIndexStore {
     /// See ``BookmarkIndexState/coOccurringTags(in:matching:limit:)``.
     public func coOccurringTags(in restrict: Restrict, matching filter: BookmarkFilter, limit: Int? = nil) -> [TagCount] {
         state.coOccurringTags(in: restrict, matching: filter, limit: limit)
+    }
+
+    /// The tags of `restrict`'s list whose name or translation contains `text`, those that
+    /// begin with it first, most used first; see ``BookmarkIndexState/searchTags(_:in:matching:limit:)``.
+    ///
+    /// ```swift
+    /// let suggestions = await store.searchTags("orig", in: .public, limit: 10) // オリジナル (original), …
+    /// ```
+    public func searchTags(_ text: String, in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [TagCount] {
+        state.searchTags(text, in: restrict, matching: filter, limit: limit)
     }
 
     /// Whether the index has the bookmark `key`. O(1).

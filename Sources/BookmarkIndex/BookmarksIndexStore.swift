@@ -30,6 +30,8 @@ public actor BookmarksIndexStore {
     var isClosed = false
     var compaction = CompactionSchedule()
     let subscribers = Subscribers<StoreEvent>()
+    /// The consumers of ``changes(bufferingPolicy:)``.
+    let changeSubscribers = Subscribers<IndexChange>()
     /// Whether a write (or reset, close, or the start of a compaction) holds the storage.
     private var isWriting = false
     private var writeWaiters: [CheckedContinuation<Void, Never>] = []
@@ -119,6 +121,7 @@ public actor BookmarksIndexStore {
             var empty = BookmarkIndexState()
             empty.revision = self.state.revision &+ 1
             self.state = empty
+            self.changeSubscribers.yield(IndexChange(revision: empty.revision, isReset: true))
         }
     }
 
@@ -137,6 +140,7 @@ public actor BookmarksIndexStore {
         isClosed = true
         await finishCompaction()
         subscribers.finish()
+        changeSubscribers.finish()
         try await storage.close()
     }
 
@@ -151,8 +155,9 @@ public actor BookmarksIndexStore {
     }
 
     deinit {
-        // A store dropped without close: its event streams end all the same.
+        // A store dropped without close: its event and change streams end all the same.
         subscribers.finish()
+        changeSubscribers.finish()
     }
 
     /// Runs `body` holding the storage: after every write made before it, before every write
@@ -167,12 +172,21 @@ public actor BookmarksIndexStore {
         return try await body()
     }
 
-    /// One batch: durable, then applied; then a compaction if the storage asks for one.
+    /// One batch: durable, then applied and reported; then a compaction if the storage asks
+    /// for one.
+    ///
+    /// From the append's return to the report nothing suspends, so a change stream subscribed
+    /// by then gets this batch's change, and the change is worked out only when some stream
+    /// wants it.
     private func write(_ changes: [BookmarkChange]) async throws {
         guard !changes.isEmpty else { return }
         try BookmarkChange.validate(changes)
         try await storage.append(changes)
-        state.apply(changes)
+        if changeSubscribers.isEmpty {
+            state.apply(changes)
+        } else if let change = state.applyReportingChange(changes) {
+            changeSubscribers.yield(change)
+        }
         await compactIfDue()
     }
 

@@ -36,6 +36,11 @@ package final class Subscribers<Element: Sendable>: Sendable {
         return (stream, continuation)
     }
 
+    /// Whether no stream is subscribed: a publisher can skip working out a value nobody reads.
+    package var isEmpty: Bool {
+        state.withLock { $0.continuations.isEmpty }
+    }
+
     /// Gives `value` to every stream.
     package func yield(_ value: Element) {
         // Outside the lock: a stream's termination handler takes it.

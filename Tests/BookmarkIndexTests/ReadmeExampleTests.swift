@@ -63,7 +63,49 @@ struct ReadmeExampleTests {
         #expect(await store.tagHistogram(in: .public).isEmpty)
     }
 
-    @Test(arguments: ["README EXAMPLE", "README VANISHED EXAMPLE"])
+    /// The README's example of what a Bookmarks screen reads, compiled and run.
+    @Test func screenExampleRuns() async throws {
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
+        let seen = Date(timeIntervalSince1970: 1_780_000_000)
+        func bookmark(_ id: Int, order: Int64) -> IndexedBookmark {
+            IndexedBookmark(
+                illust: BookmarkedIllustSnapshot(id: id, title: "#\(id)", tags: [TagRef(name: "オリジナル", translatedName: "original")]),
+                restrict: .public, serverOrder: order, firstIndexedAt: seen, lastSeenAt: seen
+            )
+        }
+        try await store.upsert((1...40).map { bookmark($0, order: Int64($0)) })
+        let newerBookmarks = (41...43).map { bookmark($0, order: Int64($0)) }
+        var lines: [String] = []
+        func print(_ items: Any...) { lines.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        // BEGIN README SCREEN EXAMPLE
+        // A feed pages by cursor: rows a sync adds on top never shift the next page.
+        let filter = BookmarkFilter(allOf: ["original"])
+        let first = await store.bookmarks(in: .public, matching: filter, after: nil, limit: 30)
+        let next = await store.bookmarks(in: .public, matching: filter, after: first.lastCursor, limit: 30)
+
+        // It re-queries only when a durable write changed its list.
+        let changes = await store.changes()
+        try await store.upsert(newerBookmarks) // a sync adds bookmarks on top
+        for await change in changes where change.isReset || change[.public].changesBookmarks {
+            if let top = first.firstCursor {
+                let new = await store.bookmarks(in: .public, matching: filter, before: top)
+                print("\(new.bookmarks.count) new bookmarks") // prepend new.bookmarks
+            }
+            break
+        }
+
+        // The tag sheet finds tags as the user types: "orig" finds オリジナル by its translation.
+        let suggestions = await store.searchTags("orig", in: .public, limit: 10)
+        // END README SCREEN EXAMPLE
+
+        #expect(first.bookmarks.map(\.illust.id) == Array((11...40).reversed()))
+        #expect(next.bookmarks.map(\.illust.id) == Array((1...10).reversed()) && !next.hasMore)
+        #expect(lines == ["3 new bookmarks"])
+        #expect(suggestions == [TagCount(name: "オリジナル", translatedName: "original", count: 43)])
+    }
+
+    @Test(arguments: ["README EXAMPLE", "README VANISHED EXAMPLE", "README SCREEN EXAMPLE"])
     func readmeShowsTheExampleVerbatim(marker: String) throws {
         let thisFile = URL(fileURLWithPath: #filePath)
         let root = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

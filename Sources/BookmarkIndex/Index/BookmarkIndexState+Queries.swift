@@ -116,7 +116,8 @@ extension BookmarkIndexState {
         return selection.sorted().map { tagCount($0, in: list) }
     }
 
-    private func forEachMatch(in restrict: Restrict, matching filter: BookmarkFilter, _ body: (ListIndex.Row) -> Void) {
+    /// Calls `body` with each row of `restrict`'s list that matches `filter`, in no given order.
+    func forEachMatch(in restrict: Restrict, matching filter: BookmarkFilter, _ body: (ListIndex.Row) -> Void) {
         let list = lists[restrict.listIndex]
         let plan = queryPlan(in: restrict, matching: filter)
         if let candidates = plan.candidates {
@@ -149,7 +150,7 @@ extension BookmarkIndexState {
     /// The translation of `tag` that most of the list's rows carry (the alphabetically first of
     /// equally common ones), or `nil` when none of them carries one: decided by what the list
     /// holds, not by the order it was written in.
-    private func translation(of tag: TagID, in list: ListIndex) -> String? {
+    func translation(of tag: TagID, in list: ListIndex) -> String? {
         var best: (count: Int, translation: String)?
         for ref in tags.refsOfName[Int(tag)] {
             let count = list.refCount(of: ref)

@@ -70,6 +70,14 @@ struct OrderList: Sendable {
         isSorted = true
     }
 
+    /// Whether the entries are in order, as every read requires.
+    var isSortedForReading: Bool { isSorted }
+
+    /// The entry at `index` of the list read newest first. O(1).
+    func entry(newestFirst index: Int) -> Entry {
+        index < newer.count ? newer[newer.count - 1 - index] : older[index - newer.count]
+    }
+
     /// Every entry, newest first, live or stale. Only meaningful when sorted.
     func forEachNewestFirst(_ body: (Entry) -> Bool) {
         precondition(isSorted, "OrderList read while unsorted")

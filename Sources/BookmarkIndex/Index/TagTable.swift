@@ -29,6 +29,8 @@ struct TagTable: Sendable {
     private var idsByFoldedName: [String: [TagID]] = [:]
     /// A lowercased translation → the pairs that have it.
     private var refsByFoldedTranslation: [String: [TagRefID]] = [:]
+    /// Every lowercased name and translation, for finding tags by part of one.
+    private(set) var search = TagSearchIndex()
     /// The heap bytes of the strings interned (names, translations, their folded forms) and of
     /// the small arrays per name and per folded string, added up as they are interned.
     private var internedBytes = 0
@@ -41,6 +43,7 @@ struct TagTable: Sendable {
         ResidentBytes.of(names) + ResidentBytes.of(refsOfName) + ResidentBytes.of(refs) + ResidentBytes.of(nameOfRef)
             + ResidentBytes.of(idByName) + refByPair.residentBytes + ResidentBytes.of(translationPool)
             + ResidentBytes.of(idsByFoldedName) + ResidentBytes.of(refsByFoldedTranslation) + internedBytes
+            + search.residentBytes
     }
 
     func id(ofName name: String) -> TagID? { idByName[UTF8Key(name)] }
@@ -76,6 +79,7 @@ struct TagTable: Sendable {
             // of IDs (idsByFoldedName) with room for a few.
             internedBytes += ResidentBytes.of(name.string) + ResidentBytes.of(folded) + 2 * (ResidentBytes.objectHeader + 16)
             idsByFoldedName[folded, default: []].append(nameID)
+            search.add(name: nameID, folded: folded)
         }
         let translation = tag.translatedName.map { translatedName in
             // Share the string with earlier pairs that have the same translation.
@@ -89,7 +93,11 @@ struct TagTable: Sendable {
         refs.append(TagRef(name: names[Int(nameID)], translatedName: translation))
         nameOfRef.append(nameID)
         refsOfName[Int(nameID)].append(ref)
-        if let translation { refsByFoldedTranslation[translation.lowercased(), default: []].append(ref) }
+        if let translation {
+            let folded = translation.lowercased()
+            refsByFoldedTranslation[folded, default: []].append(ref)
+            search.add(translationOf: ref, folded: folded)
+        }
         return ref
     }
 

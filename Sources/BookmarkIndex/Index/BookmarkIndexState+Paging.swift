@@ -1,0 +1,88 @@
+extension BookmarkIndexState {
+    /// The bookmarks of `restrict`'s list that match `filter` and come after `cursor` (below
+    /// it, newest first), at most `limit`; from the top of the list when `cursor` is `nil`.
+    ///
+    /// What a feed pages with: pass the page's ``BookmarkFeedPage/lastCursor`` for the next one.
+    /// Unlike an offset, a cursor is a place in the list: rows added above it (a sync putting
+    /// newer bookmarks on top) never shift the pages below it, a row removed below it is simply
+    /// not returned, and the next page begins exactly after the last row of this one, whether
+    /// that row is still there or not. Works that vanished follow the filter's
+    /// ``BookmarkFilter/visibility``, as in every query.
+    ///
+    /// Complexity: as ``bookmarks(in:matching:limit:offset:)`` with no offset. A filter that
+    /// walks the list in order finds the cursor's place in O(log n), then reads rows until
+    /// `limit` match; one that selects candidates (tags, text, vanished works only) tests each
+    /// candidate against the cursor too, in O(1), and keeps the first `limit` in
+    /// O(m log limit) for m matches below the cursor.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        after cursor: BookmarkCursor?,
+        limit: Int
+    ) -> BookmarkFeedPage {
+        precondition(limit >= 0, "limit must not be negative")
+        let list = lists[restrict.listIndex]
+        let plan = queryPlan(in: restrict, matching: filter)
+        // One row more than asked says whether there are more.
+        let wanted = limit + 1
+        var rows: [ListIndex.Row] = []
+        if let candidates = plan.candidates {
+            var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $0.cursor.precedes($1.cursor) }
+            for slot in candidates {
+                guard let row = list.row(at: slot), cursor.map({ $0.precedes(row.cursor) }) ?? true,
+                      plan.matches(row, slot: slot) else { continue }
+                selection.offer(row)
+            }
+            rows = selection.sorted()
+        } else {
+            list.forEachNewestFirst(after: cursor) { row, slot in
+                guard plan.matches(row, slot: slot) else { return true }
+                rows.append(row)
+                return rows.count < wanted
+            }
+        }
+        return BookmarkFeedPage(bookmarks: rows.prefix(limit).map { materialize($0, in: restrict) }, hasMore: rows.count > limit)
+    }
+
+    /// The bookmarks of `restrict`'s list that match `filter` and come before `cursor` (above
+    /// it): the `limit` nearest it (all of them when `limit` is `nil`), newest first.
+    ///
+    /// What a feed reads when rows appeared above its first row (a sync added newer
+    /// bookmarks): pass its first row's cursor (``BookmarkFeedPage/firstCursor``) to count them
+    /// ("12 new bookmarks") and prepend them, and the returned page's ``BookmarkFeedPage/firstCursor``
+    /// to read further up; ``BookmarkFeedPage/hasMore`` says whether there are more above.
+    ///
+    /// Complexity: a filter that walks the list in order finds the cursor's place in O(log n),
+    /// then reads rows upwards until `limit` match (every row above the cursor without a
+    /// limit); one that selects candidates tests each against the cursor and keeps the
+    /// nearest `limit` in O(m log limit) for m matches above it.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        before cursor: BookmarkCursor,
+        limit: Int? = nil
+    ) -> BookmarkFeedPage {
+        precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
+        let list = lists[restrict.listIndex]
+        let plan = queryPlan(in: restrict, matching: filter)
+        let wanted = limit.map { $0 + 1 }
+        // Nearest the cursor first, that is oldest first.
+        var rows: [ListIndex.Row] = []
+        if let candidates = plan.candidates {
+            var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $1.cursor.precedes($0.cursor) }
+            for slot in candidates {
+                guard let row = list.row(at: slot), row.cursor.precedes(cursor), plan.matches(row, slot: slot) else { continue }
+                selection.offer(row)
+            }
+            rows = selection.sorted()
+        } else {
+            list.forEachOldestFirst(before: cursor) { row, slot in
+                guard plan.matches(row, slot: slot) else { return true }
+                rows.append(row)
+                return wanted.map { rows.count < $0 } ?? true
+            }
+        }
+        let kept = limit.map { rows.prefix($0) } ?? rows[...]
+        return BookmarkFeedPage(bookmarks: kept.reversed().map { materialize($0, in: restrict) }, hasMore: rows.count > kept.count)
+    }
+}
