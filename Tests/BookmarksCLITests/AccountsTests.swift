@@ -157,6 +157,25 @@ struct AccountsTests {
         #expect(second.public == 40 && second.store == dataDirectory.appendingPathComponent("users/11112").path, "\(second)")
     }
 
+    /// With nobody signed in, a token from a file syncs into the data directory itself, as
+    /// before; the first user to sign in then keeps that index, and the next gets their own.
+    @Test func theFirstUserToSignInKeepsTheIndexAlreadyThere() async throws {
+        let simulator = try await Simulator(["--accounts", "2", "--public", "3", "--private", "1"])
+        defer { simulator.stop() }
+        let token = directory.appendingPathComponent("token")
+        try Data("fake-refresh-token\n".utf8).write(to: token)
+        let sync = try await run(["sync", "--user-id", "11111", "--refresh-token-file", token.path, "--api-base", simulator.base, "--auth-base", simulator.base])
+        #expect(sync.status == 0, "\(sync.error)")
+        #expect(FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("journal.jsonl").path))
+
+        try await signIn(11_111, token: "fake-refresh-token", simulator)
+        try await signIn(11_112, token: "fake-refresh-token-11112", simulator)
+        let first = try await counts(["--user-id", "11111"])
+        #expect(first.public == 3 && first.store == dataDirectory.path, "\(first)")
+        let second = try await counts(["--user-id", "11112"])
+        #expect(second.public == nil && second.store == dataDirectory.appendingPathComponent("users/11112").path, "\(second)")
+    }
+
     /// An account whose index cannot open is reported; the other is synced; the exit status says
     /// that one failed.
     @Test func syncAllGoesOnPastAnAccountThatFails() async throws {
