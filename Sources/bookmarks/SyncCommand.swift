@@ -6,7 +6,7 @@ import PixivAPI
 
 let syncSpec = CommandSpec(
     name: "sync",
-    summary: "Sync the signed-in user's bookmark lists into the store.",
+    summary: "Sync a signed-in user's bookmark lists into their store (every user's, with --all).",
     options: [
         storeOption, sessionOption,
         OptionSpec(name: "user-id", kind: .value(placeholder: "ID"), help: "The signed-in user to sync (needed when several are signed in); with a refresh token not from the session, whose it is."),
@@ -24,7 +24,8 @@ let syncSpec = CommandSpec(
         $PIXIV_REFRESH_TOKEN is not used): each user's own token and index, every request through one
         shared budget for this machine's address, until every account is idle or only waits for its day's
         budget; exit status 1 when any account failed. $PIXIV_REFRESH_TOKEN or --refresh-token-file
-        (with --user-id) override the session. Secrets never go on the command line, where other users could read them in 'ps'.
+        (with --user-id) override the session. Secrets never go on the command line, where other users
+        could read them in 'ps'.
         When Pixiv answers a refresh with a new refresh token (the old one may then stop working), it
         replaces the one where it came from (the session or --refresh-token-file, readable by you only);
         with $PIXIV_REFRESH_TOKEN a warning says to switch to a file.

@@ -239,4 +239,19 @@ struct AccountsTests {
         #expect(count >= 30 && count < 600, "\(count)")
         #expect(list["walk"] is [String: Any], "a walk in progress, to resume: \(list)")
     }
+
+    /// The options for several signed-in users are documented where they are used.
+    @Test func helpDocumentsSeveralUsers() async throws {
+        #expect(try await CLI.run(["--help"]).output.contains("'sync --all' syncs every one"))
+        let sync = try await CLI.run(["sync", "--help"]).output
+        #expect(sync.contains("--all ") && sync.contains("Sync every signed-in user"), "\(sync)")
+        #expect(sync.contains("--user-id ID") && sync.contains("needed when several are signed in"))
+        let login = try await CLI.run(["login", "--help"]).output
+        #expect(login.contains("--refresh-token-file FILE") && login.contains("one session per Pixiv user"), "\(login)")
+        let logout = try await CLI.run(["logout", "--help"]).output
+        #expect(logout.contains("--user-id ID") && logout.contains("Sign out this user only"), "\(logout)")
+        for command in ["status", "tags", "list", "export", "compact", "verify", "reset"] {
+            #expect(try await CLI.run([command, "--help"]).output.contains("--user-id ID"), "\(command)")
+        }
+    }
 }
