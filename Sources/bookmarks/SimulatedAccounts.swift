@@ -51,6 +51,9 @@ struct SimulatedAccounts {
           Another account, by its refresh token (kept in a file, never on the command line):
           printf '%s\\n' '\(second.refreshToken)' > "$SIM/token-\(second.userID)"
           bookmarks sync --user-id \(second.userID) --refresh-token-file "$SIM/token-\(second.userID)" --api-base \(base) --auth-base \(base) --store "$SIM/store-\(second.userID)"
+          Or sign it in beside the first, and sync both through one shared budget:
+          bookmarks login --refresh-token-file "$SIM/token-\(second.userID)" --user-id \(second.userID) --auth-base \(base) --api-base \(base) --session "$SIM/session.json"
+          XDG_DATA_HOME="$SIM/data" bookmarks sync --all --api-base \(base) --session "$SIM/session.json"
 
         """
     }

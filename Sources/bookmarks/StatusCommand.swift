@@ -5,24 +5,28 @@ import Foundation
 let statusSpec = CommandSpec(
     name: "status",
     summary: "Show who is signed in and each list's state in the store, without any request.",
-    options: [storeOption, sessionOption, OptionSpec(name: "json", kind: .flag, help: "Print JSON.")]
+    options: [storeOption, sessionOption, AccountChoice.option, OptionSpec(name: "json", kind: .flag, help: "Print JSON.")],
+    details: "With several users signed in, --user-id says whose session and index to show; the error without it lists them."
 )
 
 func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     let sessionPath = SessionFile.path(arguments)
-    var session: SavedSession?
+    var sessions: [SavedSession] = []
     var sessionProblem: String?
     do {
-        session = try SessionFile.read(sessionPath)
+        sessions = try SessionFile.read(sessionPath)
     } catch {
         sessionProblem = "\(error)"
     }
-    let directory = StoreLocation.directory(arguments)
+    let userID = try AccountChoice.userID(arguments)
+    let session = try AccountChoice.session(arguments, among: sessions, command: "status")
+    let directory = arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) }
+        ?? AccountChoice.indexDirectory(userID: userID, session: session, signedIn: sessions)
     let hasStore = FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path)
     var lists: [(Restrict, count: Int, metadata: BookmarkIndexMetadata, cost: FullWalkCost?)] = []
     var usage: DailyRequestUsage?
     if hasStore {
-        let store = try await StoreLocation.openExisting(arguments, readOnly: true)
+        let store = try await StoreLocation.openExisting(at: directory, readOnly: true)
         // An engine that sends nothing: the day's spend and a walk's cost, from what is saved.
         let engine = BookmarkSyncEngine(store: store, source: NoRequests())
         for restrict in Restrict.allCases {
@@ -34,6 +38,7 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     if arguments.flag("json") {
         var object: [String: Any] = ["sessionFile": sessionPath, "store": directory.path]
         if let sessionProblem { object["sessionProblem"] = sessionProblem }
+        object["signedInUsers"] = sessions.map(\.userID)
         object["signedIn"] = session.map { ["userID": $0.userID, "userName": $0.userName, "account": $0.account, "authBase": $0.authBase as Any] } ?? NSNull()
         object["lists"] = hasStore ? Dictionary(uniqueKeysWithValues: lists.map { list in
             var object = statusObject(count: list.count, list.metadata)
@@ -47,7 +52,11 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     if let sessionProblem {
         Terminal.printError(sessionProblem)
     } else if let session {
-        print("Signed in as \(session.userName) (@\(session.account), user \(session.userID))\(session.authBase.map { " at \($0)" } ?? "") — \(sessionPath)")
+        print("Signed in as \(session.who)\(session.authBase.map { " at \($0)" } ?? "") — \(sessionPath)")
+        let others = sessions.filter { $0.userID != session.userID }.map { "user \($0.userID)" }
+        if !others.isEmpty { print("Also signed in: \(others.joined(separator: ", ")) (--user-id ID shows theirs)") }
+    } else if let userID, !sessions.isEmpty {
+        print("User \(userID) is not signed in (\(sessionPath)); signed in:\n\(AccountChoice.list(sessions))")
     } else {
         print("Not signed in (no \(sessionPath)): run 'bookmarks login'.")
     }

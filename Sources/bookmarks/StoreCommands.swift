@@ -2,7 +2,7 @@ import BookmarkIndex
 import Foundation
 
 /// Options every subcommand that works on a store accepts.
-let storeOption = OptionSpec(name: "store", kind: .value(placeholder: "DIR"), help: "The store directory (default: \(StoreLocation.defaultDirectory.path)).")
+let storeOption = OptionSpec(name: "store", kind: .value(placeholder: "DIR"), help: "The store directory (default: the user's index under \(StoreLocation.defaultDirectory.path)).")
 let restrictOption = OptionSpec(name: "restrict", kind: .value(placeholder: "public|private"), help: "Which list (default: public).")
 
 enum StoreLocation {
@@ -21,15 +21,20 @@ enum StoreLocation {
         #endif
     }
 
-    static func directory(_ arguments: ParsedArguments) -> URL {
-        arguments.value("store").map { URL(fileURLWithPath: $0, isDirectory: true) } ?? defaultDirectory
+    /// `--store`, else the index of the user `--user-id` or the only session picks
+    /// (``AccountChoice/storeDirectory(_:command:)``).
+    static func directory(_ arguments: ParsedArguments) throws -> URL {
+        try AccountChoice.storeDirectory(arguments, command: "")
     }
 
-    /// Opens the store for a command that only reads it: refuses to create one where there is none.
     /// Opens the store; `readOnly` (for commands that only read) takes no lock and writes
     /// nothing, so they work while another process syncs the store.
     static func openExisting(_ arguments: ParsedArguments, salvage: Bool = false, readOnly: Bool = false) async throws -> BookmarksIndexStore {
-        let directory = directory(arguments)
+        try await openExisting(at: directory(arguments), salvage: salvage, readOnly: readOnly)
+    }
+
+    /// Opens the store in `directory`, as ``openExisting(_:salvage:readOnly:)``.
+    static func openExisting(at directory: URL, salvage: Bool = false, readOnly: Bool = false) async throws -> BookmarksIndexStore {
         guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(JournalStorage.journalFileName).path) else {
             throw BookmarkIndexError(.invalidArgument, "There is no store at \(directory.path); run 'bookmarks sync' or 'bookmarks demo --store \(directory.path)' first.")
         }
@@ -56,7 +61,7 @@ let tagsSpec = CommandSpec(
     name: "tags",
     summary: "Print a list's tag histogram: each artwork tag and how many bookmarks carry it.",
     options: [
-        storeOption, restrictOption,
+        storeOption, sessionOption, AccountChoice.option, restrictOption,
         OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print the N most used tags (default: 30)."),
         OptionSpec(name: "include-vanished", kind: .flag, help: "Count works that vanished from Pixiv too, by the tags the index kept."),
         OptionSpec(name: "vanished", kind: .flag, help: "Count only works that vanished from Pixiv, by the tags the index kept."),
@@ -105,7 +110,7 @@ let listSpec = CommandSpec(
     name: "list",
     summary: "List the bookmarks of a list that match a filter, newest bookmark first.",
     options: [
-        storeOption, restrictOption,
+        storeOption, sessionOption, AccountChoice.option, restrictOption,
         OptionSpec(name: "tag", kind: .repeatable(placeholder: "TAG"), help: "The work has this tag (every --tag must match)."),
         OptionSpec(name: "any-tag", kind: .repeatable(placeholder: "TAG"), help: "The work has at least one of the --any-tag tags."),
         OptionSpec(name: "not-tag", kind: .repeatable(placeholder: "TAG"), help: "The work has none of these tags."),
@@ -156,7 +161,7 @@ let exportSpec = CommandSpec(
     name: "export",
     summary: "Write the whole index, both lists, as JSON lines or CSV.",
     options: [
-        storeOption,
+        storeOption, sessionOption, AccountChoice.option,
         OptionSpec(name: "format", kind: .value(placeholder: "jsonl|csv"), help: "The format (default: jsonl)."),
         OptionSpec(name: "output", kind: .value(placeholder: "FILE"), help: "Write to FILE instead of standard output."),
     ]
@@ -196,12 +201,13 @@ let compactSpec = CommandSpec(
     name: "compact",
     summary: "Rewrite the store's journal as its live state.",
     options: [
-        storeOption,
+        storeOption, sessionOption, AccountChoice.option,
         OptionSpec(name: "salvage", kind: .flag, help: "Open a damaged journal by keeping every valid batch (the damaged file is kept beside it)."),
     ]
 )
 
 func runCompact(_ arguments: ParsedArguments) async throws {
+    let directory = try StoreLocation.directory(arguments)
     let store = try await StoreLocation.openExisting(arguments, salvage: arguments.flag("salvage"))
     if let moved = try await store.health().journal?.recovery?.damagedFileMovedTo {
         print("Salvaged: the damaged journal is kept as \(moved).")
@@ -210,19 +216,20 @@ func runCompact(_ arguments: ParsedArguments) async throws {
     try await store.compact()
     let after = try await store.health().bytes ?? 0
     try await store.close()
-    print("Compacted \(StoreLocation.directory(arguments).path): \(before) → \(after) bytes.")
+    print("Compacted \(directory.path): \(before) → \(after) bytes.")
 }
 
 let verifySpec = CommandSpec(
     name: "verify",
     summary: "Check the store's journal line by line; exits 1 when it is damaged (a torn last line is not damage).",
-    options: [storeOption, OptionSpec(name: "json", kind: .flag, help: "Print the report as JSON.")]
+    options: [storeOption, sessionOption, AccountChoice.option, OptionSpec(name: "json", kind: .flag, help: "Print the report as JSON.")]
 )
 
 /// Returns whether the journal is undamaged. A torn last line alone is not damage: it is a
 /// write cut short by a crash, and the next open cuts it off.
 func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
-    let report = try await JournalStorage.verify(directory: StoreLocation.directory(arguments))
+    let directory = try StoreLocation.directory(arguments)
+    let report = try await JournalStorage.verify(directory: directory)
     if arguments.flag("json") {
         try printJSON([
             "path": report.path, "healthy": report.isHealthy, "schemaVersion": report.schemaVersion as Any,
@@ -267,7 +274,7 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
     if undamaged {
         print(report.tornTail == nil ? "OK" : "OK (but for the torn last line, which the next open cuts off)")
     } else if report.damage.isEmpty && report.schemaVersion != nil {
-        print(Terminal.warning("DAMAGED: delete \(StoreLocation.directory(arguments).path)/\(JournalStorage.snapshotFileName); the next open reads the journal whole and writes a new one"))
+        print(Terminal.warning("DAMAGED: delete \(directory.path)/\(JournalStorage.snapshotFileName); the next open reads the journal whole and writes a new one"))
     } else {
         print(Terminal.warning("DAMAGED: 'bookmarks compact --salvage' keeps every valid batch; 'bookmarks reset' starts over (sync again)"))
     }
@@ -287,11 +294,11 @@ func nextOpenSummary(_ recovery: JournalRecoveryReport?) -> String {
 let resetSpec = CommandSpec(
     name: "reset",
     summary: "Delete every bookmark and all sync state in the store. The next sync rebuilds it from Pixiv.",
-    options: [storeOption, OptionSpec(name: "yes", kind: .flag, help: "Do not ask for confirmation.")]
+    options: [storeOption, sessionOption, AccountChoice.option, OptionSpec(name: "yes", kind: .flag, help: "Do not ask for confirmation.")]
 )
 
 func runReset(_ arguments: ParsedArguments) async throws -> Bool {
-    let directory = StoreLocation.directory(arguments)
+    let directory = try StoreLocation.directory(arguments)
     if !arguments.flag("yes") {
         FileHandle.standardError.write(Data("Delete every bookmark in \(directory.path)? Type 'yes' to confirm: ".utf8))
         guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {

@@ -6,10 +6,11 @@ import PixivAPI
 
 let syncSpec = CommandSpec(
     name: "sync",
-    summary: "Sync the signed-in user's bookmark lists into the store.",
+    summary: "Sync a signed-in user's bookmark lists into their store (every user's, with --all).",
     options: [
         storeOption, sessionOption,
-        OptionSpec(name: "user-id", kind: .value(placeholder: "ID"), help: "The Pixiv user whose bookmarks to index (default: the signed-in user)."),
+        OptionSpec(name: "user-id", kind: .value(placeholder: "ID"), help: "The signed-in user to sync (needed when several are signed in); with a refresh token not from the session, whose it is."),
+        OptionSpec(name: "all", kind: .flag, help: "Sync every signed-in user, each into their own index, their requests sharing one budget; a line per sync event."),
         OptionSpec(name: "refresh-token-file", kind: .value(placeholder: "FILE"), help: "Read the refresh token from FILE (else $PIXIV_REFRESH_TOKEN, else the session); a new one Pixiv issues is saved back there."),
         AuthOptions.clientCredentials, AuthOptions.apiBase, AuthOptions.authBase,
         OptionSpec(name: "restrict", kind: .value(placeholder: "public|private|both"), help: "Which lists (default: both)."),
@@ -18,8 +19,13 @@ let syncSpec = CommandSpec(
     ],
     details: """
         After 'bookmarks login' it needs nothing else: the session gives the user, the refresh token and
-        the auth server that issued it. --user-id, $PIXIV_REFRESH_TOKEN or --refresh-token-file override
-        the session. Secrets never go on the command line, where other users could read them in 'ps'.
+        the auth server that issued it. With several users signed in, --user-id picks one, and --all syncs
+        them all (not with --user-id, --store, --refresh-token-file, --auth-base or --dry-run; a token in
+        $PIXIV_REFRESH_TOKEN is not used): each user's own token and index, every request through one
+        shared budget for this machine's address, until every account is idle or only waits for its day's
+        budget; exit status 1 when any account failed. $PIXIV_REFRESH_TOKEN or --refresh-token-file
+        (with --user-id) override the session. Secrets never go on the command line, where other users
+        could read them in 'ps'.
         When Pixiv answers a refresh with a new refresh token (the old one may then stop working), it
         replaces the one where it came from (the session or --refresh-token-file, readable by you only);
         with $PIXIV_REFRESH_TOKEN a warning says to switch to a file.
@@ -35,6 +41,7 @@ enum RefreshTokenOrigin {
 }
 
 func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
+    if arguments.flag("all") { return try await runSyncAll(arguments) }
     if arguments.flag("dry-run"), !arguments.flag("full") {
         throw UsageError("--dry-run tells what a full walk costs: pass it with --full")
     }
@@ -50,10 +57,18 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
         (origin, refreshToken) = (.file(file), try secret(file: file, environment: "")!)
     } else if let token = try secret(file: nil, environment: "PIXIV_REFRESH_TOKEN") {
         (origin, refreshToken) = (.environment, token)
-    } else if let session = try SessionFile.read(sessionPath) {
-        (origin, refreshToken) = (.session(path: sessionPath, session), session.refreshToken)
     } else {
-        throw UsageError("not signed in: run 'bookmarks login' first (or set PIXIV_REFRESH_TOKEN or pass --refresh-token-file FILE, with --user-id)")
+        let sessions = try SessionFile.read(sessionPath)
+        guard !sessions.isEmpty else {
+            throw UsageError("not signed in: run 'bookmarks login' first (or set PIXIV_REFRESH_TOKEN or pass --refresh-token-file FILE, with --user-id)")
+        }
+        guard let session = try AccountChoice.session(arguments, among: sessions, command: "sync") else {
+            throw UsageError("""
+                user \(arguments.value("user-id") ?? "") is not signed in (\(sessionPath)): sign in with 'bookmarks login', or pass their refresh token with --refresh-token-file FILE; signed in:
+                \(AccountChoice.list(sessions))
+                """)
+        }
+        (origin, refreshToken) = (.session(path: sessionPath, session), session.refreshToken)
     }
     var sessionAuthBase: String?
     let userID: Int
@@ -63,7 +78,7 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
         if let base = arguments.value("auth-base"), try AuthOptions.baseURL(base, option: "auth-base").absoluteString != saved.authBase {
             throw UsageError("the session in \(sessionPath) was issued by \(saved.authBase ?? "Pixiv"), not \(base): its refresh token goes only there (sign in at \(base) with 'bookmarks login --auth-base \(base) --session FILE')")
         }
-        userID = try arguments.value("user-id").map(positiveUserID) ?? saved.userID
+        userID = saved.userID
     } else {
         // A token from elsewhere may be another account's than the session's: say whose.
         guard let text = arguments.value("user-id") else {
@@ -79,7 +94,7 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
         refreshTokenRotated: { token in saveRotatedRefreshToken(token, origin: origin) }
     )
     let client = PixivClient(configuration: configuration, transport: transport, tokens: tokens)
-    let directory = StoreLocation.directory(arguments)
+    let directory = syncDirectory(arguments, userID: userID, origin: origin, sessionPath: sessionPath)
     let store = try await BookmarksIndexStore.open(directory: directory)
     let source = PixivBookmarkSource(client: client, userID: userID)
     let engine = BookmarkSyncEngine(store: store, source: source)
@@ -102,9 +117,14 @@ func runSync(_ arguments: ParsedArguments) async throws -> Int32 {
     return 0
 }
 
-func positiveUserID(_ text: String) throws -> Int {
-    guard let id = Int(text), id > 0 else { throw UsageError("'--user-id' must be a positive whole number, not '\(text)'") }
-    return id
+/// `--store`, else the user's index (``AccountChoice/indexDirectory(userID:session:signedIn:)``).
+/// For a token not from the session, the session file is only consulted, so a damaged one
+/// cannot stand in the way: read as none, the index is the data directory, as it was then.
+private func syncDirectory(_ arguments: ParsedArguments, userID: Int, origin: RefreshTokenOrigin, sessionPath: String) -> URL {
+    if let store = arguments.value("store") { return URL(fileURLWithPath: store, isDirectory: true) }
+    let sessions = (try? SessionFile.read(sessionPath)) ?? []
+    let session: SavedSession? = if case .session(_, let saved) = origin { saved } else { sessions.first { $0.userID == userID } }
+    return AccountChoice.indexDirectory(userID: userID, session: session, signedIn: sessions)
 }
 
 /// Keeps a refresh token Pixiv rotated where the old one came from (``SecretFile/write(_:to:)``:
@@ -118,9 +138,8 @@ func saveRotatedRefreshToken(_ token: String, origin: RefreshTokenOrigin) {
             return
         case .file(let file):
             try SecretFile.write(token + "\n", to: file)
-        case .session(let file, var session):
-            session.refreshToken = token
-            try SessionFile.save(session, to: file)
+        case .session(let file, let session):
+            try SessionFile.replaceRefreshToken(of: session.userID, with: token, at: file)
         }
     } catch {
         Terminal.printError(Terminal.warning("Pixiv issued a new refresh token but \(error); the one there may stop working."))

@@ -32,6 +32,10 @@ let overview = """
     commands:
     \(commands.map { "  " + $0.spec.name.padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
 
+    Several Pixiv users can be signed in: each 'login' adds one (one session per user, each with an
+    index of its own); commands for one account take --user-id ID when several are, 'logout --user-id ID'
+    signs one out, and 'sync --all' syncs every one, their requests sharing one budget.
+
     Run 'bookmarks <command> --help' for a command's options.
     """
 

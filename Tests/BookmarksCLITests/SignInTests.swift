@@ -45,7 +45,9 @@ struct SignInTests {
         #expect(login.output.contains("Signed in as fake user 11111 (@fake_11111, user 11111). Session saved to \(session)."))
         let permissions = try FileManager.default.attributesOfItem(atPath: session)[.posixPermissions] as? NSNumber
         #expect(permissions?.intValue == 0o600)
-        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: session))) as? [String: Any])
+        let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: session))) as? [String: Any])
+        #expect(file["version"] as? Int == 2)
+        let saved = try #require((file["sessions"] as? [[String: Any]])?.first)
         #expect(saved["refreshToken"] as? String == "fake-refresh-token")
         #expect(saved["userID"] as? Int == 11_111)
         #expect(saved["authBase"] as? String == simulator.base)
@@ -176,7 +178,8 @@ struct SignInTests {
         #expect(login.status == 0, "\(login.error)")
         let sync = try await CLI.run(["sync", "--api-base", simulator.base, "--session", session, "--store", directory.appendingPathComponent("store").path])
         #expect(sync.status == 0, "\(sync.error)")
-        let saved = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: session))) as? [String: Any])
+        let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: session))) as? [String: Any])
+        let saved = try #require((file["sessions"] as? [[String: Any]])?.first)
         // The code exchange rotated once (to -1), the sync's refresh once more (to -2).
         #expect(saved["refreshToken"] as? String == "rotated-refresh-token-2")
         #expect(saved["userName"] as? String == "fake user 11111")

@@ -58,6 +58,8 @@ struct SimulatorTests {
         #expect(rows.map(\.0) == [11_111, 11_112, 11_113])
         #expect(rows.map(\.1) == ["fake-refresh-token", "fake-refresh-token-11112", "fake-refresh-token-11113"])
         #expect(simulator.banner.contains("bookmarks sync --user-id 11112 --refresh-token-file"))
+        #expect(simulator.banner.contains("bookmarks login --refresh-token-file \"$SIM/token-11112\" --user-id 11112"))
+        #expect(simulator.banner.contains("bookmarks sync --all --api-base \(simulator.base)"))
 
         // Each refresh token signs in its own account, which reads its own private list and
         // another's public one, never another's private one.
