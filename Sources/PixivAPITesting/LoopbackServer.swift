@@ -67,6 +67,9 @@ public final class LoopbackServer: Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
+        // Non-blocking: a connection that vanishes between poll and accept must never leave the
+        // accept thread blocked in accept(), where stop() would wait for it forever.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         guard bound == 0, listen(fd, 128) == 0 else {
             let code = errno
             close(fd)
@@ -125,7 +128,7 @@ public final class LoopbackServer: Sendable {
         while waitReadable(listener) {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EINTR || errno == ECONNABORTED || errno == EAGAIN || errno == EWOULDBLOCK { continue }
                 return
             }
             Socket.configure(connection)
@@ -273,6 +276,8 @@ private enum Socket {
     #endif
 
     static func configure(_ fd: Int32) {
+        // A connection blocks (Darwin's accept passes the listener's O_NONBLOCK on; Linux's does not).
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         #if canImport(Darwin)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))

@@ -113,7 +113,14 @@ final class Simulator: Sendable {
     @discardableResult
     func stop() -> String {
         process.interrupt()
-        process.waitUntilExit()
+        // A simulator that does not stop within a minute is a failure to see, not a hang.
+        let deadline = Date() + 60
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return "[the simulator did not stop on Ctrl-C within 60 s and was killed]"
+        }
         return String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
     }
 }
