@@ -9,16 +9,8 @@ import Testing
 /// Pull to refresh held until the first page is written, or until the sync's outcome; one
 /// list awaited while the other syncs.
 @Suite struct AwaitableSyncTests {
-    /// Runs `body` in a task and drives the clock until it returns.
     private func driving<Value: Sendable>(_ harness: Harness, _ body: @escaping @Sendable () async -> Value) async -> Value? {
-        let result = Mutex<Value?>(nil)
-        let task = Task {
-            let value = await body()
-            result.withLock { $0 = value }
-        }
-        _ = await harness.clock.run(whileBusy: { result.withLock { $0 == nil } }, maxSteps: 1_000_000)
-        await task.value
-        return result.withLock { $0 }
+        await harness.driving(body)
     }
 
     @Test func refreshUntilTheFirstPageReturnsWhileTheWalkGoesOn() async throws {

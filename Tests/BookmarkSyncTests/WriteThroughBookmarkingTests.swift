@@ -9,20 +9,17 @@ import Testing
 /// The app's tap changes the index at once; its POST goes through the account's one paced
 /// request stream, before the next page of a walk; a refused POST rolls the index back.
 @Suite struct WriteThroughBookmarkingTests {
-    /// Runs `body` in a task, driving the clock until it returns; its error, if any.
+    /// Runs `body` in a task, driving the clock until it returns; `.some(nil)` when it did not
+    /// throw, `.some(error)` when it did.
     private func driving(_ harness: Harness, _ body: @escaping @Sendable () async throws -> Void) async -> (any Error)?? {
-        let result = Mutex<(any Error)??>(nil)
-        let task = Task {
+        await harness.driving {
             do {
                 try await body()
-                result.withLock { $0 = .some(nil) }
+                return (any Error)?.none
             } catch {
-                result.withLock { $0 = .some(error) }
+                return error
             }
         }
-        _ = await harness.clock.run(whileBusy: { result.withLock { $0 == nil } }, maxSteps: 1_000_000)
-        await task.value
-        return result.withLock { $0 }
     }
 
     @Test func aTapDuringAWalkGoesBeforeItsNextPage() async throws {

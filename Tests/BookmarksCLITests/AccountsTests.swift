@@ -220,12 +220,7 @@ struct AccountsTests {
         process.interrupt()
         let after = await readUntil("\u{0}", from: output.fileHandleForReading)
         let errors = await readUntil("\u{0}", from: error.fileHandleForReading)
-        await withCheckedContinuation { continuation in
-            Thread {
-                process.waitUntilExit()
-                continuation.resume()
-            }.start()
-        }
+        await waitForExit(process)
         #expect(process.terminationStatus == 130, "\(before)\(after)\(errors)")
         #expect(errors.contains("interrupted; each user's store keeps every page synced so far"), "\(errors)")
         for user in ["11111", "11112"] {

@@ -181,11 +181,16 @@ func runLogin(
     try input.fileHandleForWriting.close()
     let rest = await readUntil("\u{0}", from: output.fileHandleForReading)
     let errors = await readUntil("\u{0}", from: error.fileHandleForReading)
+    await waitForExit(process)
+    return (CLI.Result(status: process.terminationStatus, output: prompt + rest, error: errors), prompt)
+}
+
+/// Waits for `process` to exit on a thread of its own, so no task blocks.
+func waitForExit(_ process: Process) async {
     await withCheckedContinuation { continuation in
         Thread {
             process.waitUntilExit()
             continuation.resume()
         }.start()
     }
-    return (CLI.Result(status: process.terminationStatus, output: prompt + rest, error: errors), prompt)
 }
