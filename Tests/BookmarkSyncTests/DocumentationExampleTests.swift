@@ -4,6 +4,7 @@ import PixivAPITesting
 import BookmarkSyncTesting
 import BookmarkSync
 import Foundation
+import Synchronization
 import PixivAPI
 import Testing
 
@@ -36,5 +37,46 @@ import Testing
         let log = pixiv.requests
         #expect(log.map(\.endpoint) == [.userDetail, .bookmarks, .bookmarks])
         #expect(await store.count(in: .public) == 31)
+    }
+
+    /// The README's pull to refresh and write-through unbookmark, over the real client.
+    @Test func theReadmesRefreshAndUnbookmarkWorkOverPixiv() async throws {
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
+        let clock = TestClock()
+        let pixiv = FakePixiv(userID: 7, now: { clock.now }, sleep: clock.sleep(for:))
+        let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken(lifetime: nil)), now: { clock.now })
+        let engine = BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: 7), clock: clock)
+        pixiv.add(illusts(1, count: 45), to: .private)
+        let harness = ClockDriver(clock: clock)
+        // Pull to refresh: a full walk; returns once the first page is written (the walk goes on).
+        let outcome = await harness.driving { await engine.refresh(.private, until: .firstPage) }
+        #expect(outcome == .firstPageWritten)
+        await clock.runUntilIdle(engine)
+        #expect(await store.count(in: .private) == 45)
+        // The user's tap: the index changes at once, the POST goes before the next page of any
+        // sync, and a refused one rolls back and throws.
+        let unbookmarked: Bool? = await harness.driving {
+            (try? await engine.unbookmark(illustID: 45)) != nil
+        }
+        #expect(unbookmarked == true)
+        #expect(pixiv.requests.last?.endpoint == .deleteBookmark)
+        #expect(await !store.contains(BookmarkKey(illustID: 45, restrict: .private)))
+        #expect(!pixiv.ids(in: .private).contains(45))
+    }
+}
+
+/// Drives a clock while a task runs, for tests that own no harness.
+struct ClockDriver {
+    let clock: TestClock
+
+    func driving<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value? {
+        let result = Mutex<Value?>(nil)
+        let task = Task {
+            let value = await body()
+            result.withLock { $0 = value }
+        }
+        _ = await clock.run(whileBusy: { result.withLock { $0 == nil } }, maxSteps: 1_000_000)
+        await task.value
+        return result.withLock { $0 }
     }
 }

@@ -59,14 +59,7 @@ struct Harness {
     /// Runs `body` in a task and drives the clock until it returns; what it returned (`nil`
     /// if it never did within the clock's steps).
     func driving<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> Value? {
-        let result = Mutex<Value?>(nil)
-        let task = Task {
-            let value = await body()
-            result.withLock { $0 = value }
-        }
-        _ = await clock.run(whileBusy: { result.withLock { $0 == nil } }, maxSteps: 1_000_000)
-        await task.value
-        return result.withLock { $0 }
+        await ClockDriver(clock: clock).driving(body)
     }
 
     /// Bookmarks works 1 to `count` on the public list and syncs it in full: where a test of
