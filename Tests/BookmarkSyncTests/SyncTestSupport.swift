@@ -10,8 +10,16 @@ import Testing
 /// driving `clock` meanwhile.
 func shutDown(_ engine: BookmarkSyncEngine, on clock: TestClock) async {
     let stopping = Task { await engine.shutdown() }
+    // Time moves only once the shutdown has begun: a walk asleep until the day's budget
+    // allows must not be woken by the drive first.
+    while await !engine.isShuttingDown { await Task.yield() }
     _ = await clock.run(whileBusy: { await !engine.isIdle })
     await stopping.value
+}
+
+extension BookmarkSyncEngine {
+    /// Whether a shutdown has begun.
+    var isShuttingDown: Bool { !lifecycle.acceptsWork }
 }
 
 /// An illust with a few tags, for tests that spell out their data.
