@@ -1,9 +1,6 @@
 // The store's reads: answered from the last applied state, in memory, never waiting for a write.
 
 extension BookmarksIndexStore {
-    /// A copy of the whole index, to query off the actor. O(1) until the store next writes.
-    public var snapshot: BookmarkIndexState { state }
-
     /// An estimate, in bytes, of the memory the open store keeps for its index: for a host that
     /// closes idle stores once the open ones hold too much. O(1): it reads the sizes of the
     /// index's buffers, never its rows.
@@ -32,7 +29,7 @@ extension BookmarksIndexStore {
     }
 
     /// See ``BookmarkIndexState/tagHistogram(in:visibility:limit:)``.
-    public func tagHistogram(in restrict: Restrict, visibility: BookmarkFilter.Visibility = .visible, limit: Int? = nil) -> [TagCount] {
+    public func tagHistogram(in restrict: Restrict, visibility: BookmarkFilter.Visibility = .visible, limit: Int? = nil) -> [ArtworkTagCount] {
         state.tagHistogram(in: restrict, visibility: visibility, limit: limit)
     }
 
@@ -87,7 +84,7 @@ extension BookmarksIndexStore {
     }
 
     /// See ``BookmarkIndexState/coOccurringTags(in:matching:limit:)``.
-    public func coOccurringTags(in restrict: Restrict, matching filter: BookmarkFilter, limit: Int? = nil) -> [TagCount] {
+    public func coOccurringTags(in restrict: Restrict, matching filter: BookmarkFilter, limit: Int? = nil) -> [ArtworkTagCount] {
         state.coOccurringTags(in: restrict, matching: filter, limit: limit)
     }
 
@@ -97,7 +94,7 @@ extension BookmarksIndexStore {
     /// ```swift
     /// let suggestions = await store.searchTags("orig", in: .public, limit: 10) // オリジナル (original), …
     /// ```
-    public func searchTags(_ text: String, in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [TagCount] {
+    public func searchTags(_ text: String, in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [ArtworkTagCount] {
         state.searchTags(text, in: restrict, matching: filter, limit: limit)
     }
 

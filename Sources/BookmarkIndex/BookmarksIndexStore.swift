@@ -23,7 +23,8 @@
 /// work has started runs to the end and is applied). ``close()`` is never refused: a server's
 /// graceful shutdown closes its stores from a cancelled task.
 public actor BookmarksIndexStore {
-    var state: BookmarkIndexState
+    /// A copy of the whole index, to query off the actor. O(1) until the store next writes.
+    public internal(set) var state: BookmarkIndexState
     let storage: any BookmarkStorage
     /// The storage's compaction, when it has one.
     let compactor: (any CompactableStorage)?

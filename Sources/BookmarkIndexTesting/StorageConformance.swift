@@ -221,10 +221,10 @@ extension StorageConformance {
         let store = try await BookmarksIndexStore(storage: try await open())
         for batch in batches { try await store.apply(batch) }
         let histogram = await store.tagHistogram(in: .public, limit: 20)
-        let before = await store.snapshot
+        let before = await store.state
         try await store.close()
         let reopened = try await BookmarksIndexStore(storage: try await open())
-        try expectSameContent(await reopened.snapshot, before, "a store reopened")
+        try expectSameContent(await reopened.state, before, "a store reopened")
         let after = await reopened.tagHistogram(in: .public, limit: 20)
         guard after == histogram else {
             throw Mismatch(message: "the histogram was \(histogram), after a restart \(after)")

@@ -16,7 +16,7 @@ import Foundation
 /// The demo, the benchmarks and the tests use it to build accounts of any size.
 public struct SyntheticBookmarks: Sendable {
     /// The distinct tags the generator draws from; the first ones are the most common.
-    public let vocabulary: [TagRef]
+    public let vocabulary: [ArtworkTag]
     private let cumulativeWeights: [Double]
     private let tagsPerWork: ClosedRange<Int>
     private let invisibleShare: Double
@@ -139,38 +139,38 @@ public struct SyntheticBookmarks: Sendable {
 
     // MARK: Vocabulary
 
-    private static let commonTags: [TagRef] = [
-        TagRef(name: "オリジナル", translatedName: "original"),
-        TagRef(name: "女の子", translatedName: "girl"),
-        TagRef(name: "風景", translatedName: "scenery"),
-        TagRef(name: "創作", translatedName: "creation"),
-        TagRef(name: "ファンタジー", translatedName: "fantasy"),
-        TagRef(name: "東方Project", translatedName: "Touhou Project"),
-        TagRef(name: "猫", translatedName: "cat"),
-        TagRef(name: "落書き", translatedName: "doodle"),
-        TagRef(name: "漫画", translatedName: "manga"),
-        TagRef(name: "メイド", translatedName: "maid"),
-        TagRef(name: "R-18", translatedName: nil),
-        TagRef(name: "背景", translatedName: "background"),
-        TagRef(name: "ケモノ", translatedName: "furry"),
-        TagRef(name: "制服", translatedName: "uniform"),
-        TagRef(name: "空", translatedName: "sky"),
-        TagRef(name: "夜", translatedName: "night"),
-        TagRef(name: "桜", translatedName: "cherry blossoms"),
-        TagRef(name: "ロボット", translatedName: "robot"),
-        TagRef(name: "ドラゴン", translatedName: "dragon"),
-        TagRef(name: "海", translatedName: "sea"),
-        TagRef(name: "AIイラスト", translatedName: "AI-generated illustration"),
-        TagRef(name: "ポケモン", translatedName: "Pokémon"),
-        TagRef(name: "初音ミク", translatedName: "Hatsune Miku"),
-        TagRef(name: "原神", translatedName: "Genshin Impact"),
-        TagRef(name: "VOCALOID", translatedName: nil),
+    private static let commonTags: [ArtworkTag] = [
+        ArtworkTag(name: "オリジナル", translatedName: "original"),
+        ArtworkTag(name: "女の子", translatedName: "girl"),
+        ArtworkTag(name: "風景", translatedName: "scenery"),
+        ArtworkTag(name: "創作", translatedName: "creation"),
+        ArtworkTag(name: "ファンタジー", translatedName: "fantasy"),
+        ArtworkTag(name: "東方Project", translatedName: "Touhou Project"),
+        ArtworkTag(name: "猫", translatedName: "cat"),
+        ArtworkTag(name: "落書き", translatedName: "doodle"),
+        ArtworkTag(name: "漫画", translatedName: "manga"),
+        ArtworkTag(name: "メイド", translatedName: "maid"),
+        ArtworkTag(name: "R-18", translatedName: nil),
+        ArtworkTag(name: "背景", translatedName: "background"),
+        ArtworkTag(name: "ケモノ", translatedName: "furry"),
+        ArtworkTag(name: "制服", translatedName: "uniform"),
+        ArtworkTag(name: "空", translatedName: "sky"),
+        ArtworkTag(name: "夜", translatedName: "night"),
+        ArtworkTag(name: "桜", translatedName: "cherry blossoms"),
+        ArtworkTag(name: "ロボット", translatedName: "robot"),
+        ArtworkTag(name: "ドラゴン", translatedName: "dragon"),
+        ArtworkTag(name: "海", translatedName: "sea"),
+        ArtworkTag(name: "AIイラスト", translatedName: "AI-generated illustration"),
+        ArtworkTag(name: "ポケモン", translatedName: "Pokémon"),
+        ArtworkTag(name: "初音ミク", translatedName: "Hatsune Miku"),
+        ArtworkTag(name: "原神", translatedName: "Genshin Impact"),
+        ArtworkTag(name: "VOCALOID", translatedName: nil),
     ]
 
     private static let syllables = ["あ", "か", "さ", "た", "な", "は", "ま", "や", "ら", "わ", "き", "し", "ち", "に", "ひ", "み", "り", "く", "す", "つ"]
     private static let words = ["sky", "night", "blue", "dream", "star", "rain", "light", "forest", "city", "winter"]
 
-    private static func tag(_ rank: Int) -> TagRef {
+    private static func tag(_ rank: Int) -> ArtworkTag {
         if rank < commonTags.count { return commonTags[rank] }
         var name = ""
         var value = rank
@@ -181,7 +181,7 @@ public struct SyntheticBookmarks: Sendable {
         name += "\(rank)"
         // About half of Pixiv's long-tail tags come with a translation.
         let translation = rank % 2 == 0 ? "\(words[rank % words.count]) \(rank)" : nil
-        return TagRef(name: name, translatedName: translation)
+        return ArtworkTag(name: name, translatedName: translation)
     }
 
     private static let titleParts = ["夏の空", "Sunset", "落書き", "\"Quoted\"", "back\\slash", "🌸 spring", "練習", "Commission", "星空 ✨", "無題"]

@@ -50,7 +50,7 @@ public struct BookmarkPage: Sendable, Hashable {
     /// The illusts on the page, in the list's order (newest bookmark first).
     public var illusts: [BookmarkedIllustSnapshot]
     /// The opaque token for the next page, or `nil` on the last page. The engine persists it
-    /// (`FullSyncCursor.nextPage`), so it must stay valid across a restart.
+    /// (`FullWalkPosition.nextPage`), so it must stay valid across a restart.
     public var nextPage: String?
     /// The bookmark ID that bounds the next page, when the source knows it: Pixiv's
     /// `max_bookmark_id` in `next_url`. Every bookmark on this page and above it has an ID at

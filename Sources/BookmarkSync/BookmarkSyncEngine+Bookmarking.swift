@@ -56,7 +56,7 @@ extension BookmarkSyncEngine {
     /// - Throws: ``BookmarkSyncError`` with code ``BookmarkSyncError/Code/other`` when the index
     ///   holds the work in neither list; else as ``bookmark(_:in:)``.
     public func move(illustID: Int, to restrict: Restrict) async throws {
-        let index = await store.snapshot
+        let index = await store.state
         if index.contains(BookmarkKey(illustID: illustID, restrict: restrict)) { return }
         guard let row = index.bookmark(for: BookmarkKey(illustID: illustID, restrict: restrict.other)) else {
             throw BookmarkSyncError(.other, "Work \(illustID) is in neither list of the index, so there is nothing to move; bookmark it with bookmark(_:in:).")

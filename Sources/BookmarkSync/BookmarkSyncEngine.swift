@@ -147,7 +147,7 @@ public actor BookmarkSyncEngine {
 
     /// The lists as the index holds them now (or as a newer read already saw them).
     func facts() async -> AccountFacts {
-        let index = await store.snapshot
+        let index = await store.state
         let facts = newest.offer(records.facts(of: index))
         // The pacing and the day's spend an earlier process saved hold from the first read.
         machine.restoreBudget(from: facts, now: moment)

@@ -17,7 +17,7 @@ extension ListSyncRecord {
     static let orderRoom: Int64 = 1 << 40
 }
 
-extension FullSyncCursor {
+extension FullWalkPosition {
     /// Why the cursor cannot be resumed, or `nil` when it can.
     var problem: String? {
         let lowest = Int64.min + ListSyncRecord.orderRoom

@@ -18,7 +18,7 @@ public struct ListSyncRecord: Sendable, Hashable {
     public static let version = 2
 
     /// Where an interrupted full walk resumes; `nil` when no walk is in progress.
-    public var fullSyncCursor: FullSyncCursor?
+    public var fullWalkPosition: FullWalkPosition?
     /// Where an interrupted delta goes on.
     var deltaCursor: DeltaCursor?
     /// Where the next delta may stop: what the last complete sync proved; `nil` before the
@@ -75,7 +75,7 @@ public struct ListSyncRecord: Sendable, Hashable {
         }
         self = decoded.record
         if state.isStale {
-            fullSyncCursor = nil
+            fullWalkPosition = nil
             deltaCursor = nil
             // The index lost rows: no ground below them is proved any more.
             knownGround = nil
@@ -110,7 +110,7 @@ public struct ListSyncRecord: Sendable, Hashable {
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             record = ListSyncRecord()
-            record.fullSyncCursor = part(.cursor, of: CursorCoding.self, in: container) { $0.cursor.problem }?.cursor
+            record.fullWalkPosition = part(.cursor, of: CursorCoding.self, in: container) { $0.cursor.problem }?.cursor
             record.deltaCursor = part(.delta, of: DeltaCursor.self, in: container) { $0.problem }
             record.unbookmarkedInApp = records(.unbookmarked, in: container)
             record.bookmarkedInApp = records(.bookmarked, in: container)
@@ -156,7 +156,7 @@ public struct ListSyncRecord: Sendable, Hashable {
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Key.self)
-            try container.encodeIfPresent(record.fullSyncCursor.map(CursorCoding.init), forKey: .cursor)
+            try container.encodeIfPresent(record.fullWalkPosition.map(CursorCoding.init), forKey: .cursor)
             try container.encodeIfPresent(record.deltaCursor, forKey: .delta)
             if !record.unbookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.unbookmarkedInApp), forKey: .unbookmarked) }
             if !record.bookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.bookmarkedInApp), forKey: .bookmarked) }
@@ -211,14 +211,14 @@ public struct ListSyncRecord: Sendable, Hashable {
         /// The known ground the walk leaves behind (from its first page).
         var ground: KnownGround?
 
-        init(_ cursor: FullSyncCursor) {
+        init(_ cursor: FullWalkPosition) {
             (next, started, pages, order, first) = (cursor.nextPage, cursor.startedAt, cursor.pagesFetched, cursor.nextServerOrder, cursor.firstServerOrder)
             above = cursor.placesRowsAbove ? true : nil
             ground = cursor.groundAfterFirstPage
         }
 
-        var cursor: FullSyncCursor {
-            var cursor = FullSyncCursor(
+        var cursor: FullWalkPosition {
+            var cursor = FullWalkPosition(
                 nextPage: next, startedAt: started, pagesFetched: pages, nextServerOrder: order,
                 firstServerOrder: first, placesRowsAbove: above ?? false
             )

@@ -17,7 +17,7 @@ extension PixivIllust {
             type: IllustType(rawValue: type),
             artistID: user.id,
             artistName: user.name,
-            tags: tags.map { TagRef(name: $0.name, translatedName: $0.translatedName) },
+            tags: tags.map { ArtworkTag(name: $0.name, translatedName: $0.translatedName) },
             thumbnailURL: imageURLs.squareMedium.isEmpty ? nil : imageURLs.squareMedium,
             pageCount: pageCount,
             width: width,

@@ -72,7 +72,7 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         parts.append("last full sync " + (metadata.lastFullSync.map(isoDate) ?? "never"))
         parts.append("last delta " + (metadata.lastDeltaSync.map(isoDate) ?? "never"))
         let record = ListSyncRecord(metadata)
-        if let cursor = record.fullSyncCursor {
+        if let cursor = record.fullWalkPosition {
             parts.append("walk in progress since \(isoDate(cursor.startedAt)), \(cursor.pagesFetched) pages done (resumes there)")
         }
         if let cooldown = record.cooldownUntil, cooldown > Date() {
@@ -97,7 +97,7 @@ private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [Str
         "count": count,
         "lastFullSync": metadata.lastFullSync.map(isoDate) as Any,
         "lastDeltaSync": metadata.lastDeltaSync.map(isoDate) as Any,
-        "walk": record.fullSyncCursor.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
+        "walk": record.fullWalkPosition.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
         "pausedUntil": record.pause.map { isoDate($0.until) } as Any,
         "coolingDownUntil": record.cooldownUntil.map(isoDate) as Any,
         "pauseReason": record.pause.map { "\($0.code): \($0.message)" } as Any,

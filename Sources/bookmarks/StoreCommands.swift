@@ -91,7 +91,7 @@ func runTags(_ arguments: ParsedArguments) async throws {
 }
 
 /// A horizontal bar chart of tag counts.
-func printHistogram(_ tags: [TagCount], title: String, barWidth: Int = 30) {
+func printHistogram(_ tags: [ArtworkTagCount], title: String, barWidth: Int = 30) {
     print(Terminal.bold(title))
     guard let widest = tags.first?.count, widest > 0 else {
         print("  (no tags)")
@@ -170,7 +170,7 @@ let exportSpec = CommandSpec(
 func runExport(_ arguments: ParsedArguments) async throws {
     let format = try arguments.choice("format", default: "jsonl", in: ["jsonl", "csv"])
     let store = try await StoreLocation.openExisting(arguments, readOnly: true)
-    let snapshot = await store.snapshot
+    let snapshot = await store.state
     try await store.close()
     var output = ""
     if format == "csv" { output += CSV.header + "\n" }
@@ -238,14 +238,14 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
             "publicBookmarks": report.livePublicBookmarks, "privateBookmarks": report.livePrivateBookmarks,
             "damage": report.damage.map(\.description), "tornTail": report.tornTail?.description as Any,
             "nextOpen": report.nextOpenRefuses.map { "refuses: " + $0 } ?? nextOpenSummary(report.nextOpen),
-            "snapshot": report.snapshot.map { snapshot -> [String: Any] in
+            "snapshot": report.checkpoint.map { snapshot -> [String: Any] in
                 [
                     "coveredBytes": snapshot.coveredBytes as Any, "notUsedBecause": snapshot.notUsedBecause as Any,
                     "agreesWithJournal": snapshot.agreesWithJournal,
                 ]
             } as Any,
         ])
-        return report.damage.isEmpty && report.schemaVersion != nil && (report.snapshot?.agreesWithJournal ?? true)
+        return report.damage.isEmpty && report.schemaVersion != nil && (report.checkpoint?.agreesWithJournal ?? true)
     }
     print("journal         \(report.path)")
     print("schema          \(report.schemaVersion.map(String.init) ?? "unreadable")")
@@ -261,7 +261,7 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
     } else {
         print("next open       \(nextOpenSummary(report.nextOpen))")
     }
-    if let snapshot = report.snapshot {
+    if let snapshot = report.checkpoint {
         if !snapshot.agreesWithJournal {
             print(Terminal.warning("index snapshot  DISAGREES with the journal it is a cache of"))
         } else if let reason = snapshot.notUsedBecause {
@@ -270,11 +270,11 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
             print("index snapshot  covers the first \(snapshot.coveredBytes ?? 0) bytes; open reads it, then the lines after")
         }
     }
-    let undamaged = report.damage.isEmpty && report.schemaVersion != nil && (report.snapshot?.agreesWithJournal ?? true)
+    let undamaged = report.damage.isEmpty && report.schemaVersion != nil && (report.checkpoint?.agreesWithJournal ?? true)
     if undamaged {
         print(report.tornTail == nil ? "OK" : "OK (but for the torn last line, which the next open cuts off)")
     } else if report.damage.isEmpty && report.schemaVersion != nil {
-        print(Terminal.warning("DAMAGED: delete \(directory.path)/\(JournalStorage.snapshotFileName); the next open reads the journal whole and writes a new one"))
+        print(Terminal.warning("DAMAGED: delete \(directory.path)/\(JournalStorage.checkpointFileName); the next open reads the journal whole and writes a new one"))
     } else {
         print(Terminal.warning("DAMAGED: 'bookmarks compact --salvage' keeps every valid batch; 'bookmarks reset' starts over (sync again)"))
     }

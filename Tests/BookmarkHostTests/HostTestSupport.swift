@@ -10,7 +10,7 @@ import Testing
 /// `count` illusts with IDs from `first`, oldest first (the order to add them).
 func illusts(_ first: Int, count: Int) -> [BookmarkedIllustSnapshot] {
     (first..<(first + count)).map {
-        BookmarkedIllustSnapshot(id: $0, title: "work \($0)", artistID: $0 % 97, artistName: "artist", tags: [TagRef(name: "t\($0 % 5)")])
+        BookmarkedIllustSnapshot(id: $0, title: "work \($0)", artistID: $0 % 97, artistName: "artist", tags: [ArtworkTag(name: "t\($0 % 5)")])
     }
 }
 

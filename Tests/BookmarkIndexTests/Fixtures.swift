@@ -14,9 +14,9 @@ func row(
     vanishedAt: TimeInterval? = nil,
     seen: TimeInterval = 1_000
 ) -> IndexedBookmark {
-    let tagRefs = tags.map { spec -> TagRef in
+    let tagRefs = tags.map { spec -> ArtworkTag in
         let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-        return TagRef(name: parts[0], translatedName: parts.count > 1 ? parts[1] : nil)
+        return ArtworkTag(name: parts[0], translatedName: parts.count > 1 ? parts[1] : nil)
     }
     return IndexedBookmark(
         illust: BookmarkedIllustSnapshot(

@@ -15,8 +15,8 @@ struct HashCollisionTests {
 
     @Test func theTagTableTellsCollidingNamesApart() {
         var table = TagTable()
-        let a = table.intern(TagRef(name: "t260247"))
-        let b = table.intern(TagRef(name: "t267047"))
+        let a = table.intern(ArtworkTag(name: "t260247"))
+        let b = table.intern(ArtworkTag(name: "t267047"))
         #expect(a != b)
         #expect(table.refs.map(\.name) == ["t260247", "t267047"])
     }
@@ -27,7 +27,7 @@ struct HashCollisionTests {
         a.withUnsafeBytes { cache.remember("t260247", for: $0) }
         #expect(b.withUnsafeBytes { cache.string(for: $0) } == nil)
         let ja = Array(#"["t452971"]"#.utf8), jb = Array(#"["t509727"]"#.utf8)
-        ja.withUnsafeBytes { cache.remember(TagRef(name: "t452971"), for: $0) }
+        ja.withUnsafeBytes { cache.remember(ArtworkTag(name: "t452971"), for: $0) }
         #expect(jb.withUnsafeBytes { cache.tag(for: $0) } == nil)
     }
 

@@ -56,12 +56,12 @@ struct IndexModelTests {
             inOrder(restrict).filter { Self.wants($0, visibility) }
         }
 
-        func histogram(_ restrict: Restrict, _ visibility: BookmarkFilter.Visibility = .visible) -> [TagCount] {
+        func histogram(_ restrict: Restrict, _ visibility: BookmarkFilter.Visibility = .visible) -> [ArtworkTagCount] {
             var counts: [String: Int] = [:]
             for row in rows.values where row.restrict == restrict && Self.wants(row, visibility) {
                 for name in Set(row.illust.tags.map(\.name)) { counts[name, default: 0] += 1 }
             }
-            return counts.map { TagCount(name: $0.key, count: $0.value) }
+            return counts.map { ArtworkTagCount(name: $0.key, count: $0.value) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
         }
 
@@ -141,7 +141,7 @@ struct IndexModelTests {
                 type: [.illust, .manga, .ugoira, IllustType(rawValue: "novel-ish")][Int(random.next() % 4)],
                 artistID: Int(random.next() % 1_000),
                 artistName: variant == 0 ? "" : "作者\(random.next() % 9)",
-                tags: (0..<Int(random.next() % 6)).map { _ in TagRef(name: "t\(random.next() % 30)", translatedName: random.next() % 2 == 0 ? nil : "tr") },
+                tags: (0..<Int(random.next() % 6)).map { _ in ArtworkTag(name: "t\(random.next() % 30)", translatedName: random.next() % 2 == 0 ? nil : "tr") },
                 thumbnailURL: variant == 1 ? nil : "https://i.pximg.net/c/\(step).jpg",
                 pageCount: Int(random.next() % 9) + 1,
                 width: Int(random.next() % 4_000),

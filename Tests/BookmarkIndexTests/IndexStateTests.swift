@@ -27,7 +27,7 @@ struct IndexStateTests {
         state.apply(.upsert(row(1, tags: ["a", "b"], seen: 100)))
         state.apply(.upsert(row(1, tags: ["b", "c"], seen: 200)))
         #expect(state.tagHistogram(in: .public) == [
-            TagCount(name: "b", count: 1), TagCount(name: "c", count: 1),
+            ArtworkTagCount(name: "b", count: 1), ArtworkTagCount(name: "c", count: 1),
         ])
         let stored = state.bookmark(for: BookmarkKey(illustID: 1, restrict: .public))
         #expect(stored?.firstIndexedAt == Date(timeIntervalSince1970: 100))
@@ -43,8 +43,8 @@ struct IndexStateTests {
             .upsert(row(4, tags: ["d"])),
         ])
         let expected = [
-            TagCount(name: "a", count: 3), TagCount(name: "b", count: 2),
-            TagCount(name: "c", count: 2), TagCount(name: "d", count: 1),
+            ArtworkTagCount(name: "a", count: 3), ArtworkTagCount(name: "b", count: 2),
+            ArtworkTagCount(name: "c", count: 2), ArtworkTagCount(name: "d", count: 1),
         ]
         #expect(state.tagHistogram(in: .public) == expected)
         #expect(state.tagHistogram(in: .public, limit: 2) == Array(expected.prefix(2)))
@@ -54,7 +54,7 @@ struct IndexStateTests {
     @Test func duplicateTagOnOneWorkCountsOnce() {
         var state = BookmarkIndexState()
         state.apply(.upsert(row(1, tags: ["a", "a"])))
-        #expect(state.tagHistogram(in: .public) == [TagCount(name: "a", count: 1)])
+        #expect(state.tagHistogram(in: .public) == [ArtworkTagCount(name: "a", count: 1)])
         state.apply(.remove(BookmarkKey(illustID: 1, restrict: .public)))
         #expect(state.tagHistogram(in: .public).isEmpty)
     }
@@ -74,6 +74,6 @@ struct IndexStateTests {
         state.apply([.upsert(row(1, tags: ["オリジナル=original"])), .upsert(row(2, .private, tags: ["オリジナル=original"]))])
         #expect(state.tags.count == 1)
         let first = state.bookmark(for: BookmarkKey(illustID: 1, restrict: .public))!.illust.tags[0]
-        #expect(first == TagRef(name: "オリジナル", translatedName: "original"))
+        #expect(first == ArtworkTag(name: "オリジナル", translatedName: "original"))
     }
 }

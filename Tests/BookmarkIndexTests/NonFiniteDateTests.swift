@@ -72,13 +72,13 @@ struct NonFiniteDateTests {
         naming field: String, store: BookmarksIndexStore, directory: TemporaryDirectory,
         sourceLocation: SourceLocation = #_sourceLocation, _ write: () async throws -> Void
     ) async throws {
-        let before = StateDump(await store.snapshot)
+        let before = StateDump(await store.state)
         let bytes = directory.journalFingerprint()
         let error = try await #require(throws: BookmarkIndexError.self, sourceLocation: sourceLocation) { try await write() }
         #expect(error.code == .invalidArgument, sourceLocation: sourceLocation)
         #expect(error.message.contains(field), "\(error.message)", sourceLocation: sourceLocation)
         #expect(error.message.contains("not a finite date"), "\(error.message)", sourceLocation: sourceLocation)
-        #expect(StateDump(await store.snapshot) == before, "the index is unchanged", sourceLocation: sourceLocation)
+        #expect(StateDump(await store.state) == before, "the index is unchanged", sourceLocation: sourceLocation)
         #expect(directory.journalFingerprint() == bytes, "the journal has no new line", sourceLocation: sourceLocation)
         // Reopened, the journal holds the same rows.
         let reader = try await JournalReader.open(directory: directory.url, options: journalOptions())

@@ -65,15 +65,15 @@ struct QueryTests {
             .upsert(row(3, tags: ["猫=kitty"], order: 1)),
             .upsert(row(4, .private, tags: ["猫=neko"], order: 1)),
         ])
-        #expect(state.tagHistogram(in: .public) == [TagCount(name: "猫", translatedName: "kitty", count: 3)])
-        #expect(state.tagHistogram(in: .private) == [TagCount(name: "猫", translatedName: "neko", count: 1)])
+        #expect(state.tagHistogram(in: .public) == [ArtworkTagCount(name: "猫", translatedName: "kitty", count: 3)])
+        #expect(state.tagHistogram(in: .private) == [ArtworkTagCount(name: "猫", translatedName: "neko", count: 1)])
         #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["CAT"])).ids == [1, 2, 3])
         #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["neko"])).ids == [], "no public row carries 'neko'")
 
         state.apply(.upsert(row(2, tags: ["猫"], order: 2)))
-        #expect(state.tagHistogram(in: .public) == [TagCount(name: "猫", translatedName: "cat", count: 3)], "a tie goes to the first alphabetically")
+        #expect(state.tagHistogram(in: .public) == [ArtworkTagCount(name: "猫", translatedName: "cat", count: 3)], "a tie goes to the first alphabetically")
         state.apply([.remove(BookmarkKey(illustID: 1, restrict: .public)), .remove(BookmarkKey(illustID: 3, restrict: .public))])
-        #expect(state.tagHistogram(in: .public) == [TagCount(name: "猫", translatedName: nil, count: 1)], "no row carries a translation any more")
+        #expect(state.tagHistogram(in: .public) == [ArtworkTagCount(name: "猫", translatedName: nil, count: 1)], "no row carries a translation any more")
         #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["kitty"])).ids == [])
         #expect(state.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["猫"])).ids == [2])
 
@@ -122,21 +122,21 @@ struct QueryTests {
 
     @Test func coOccurringTagsNarrowWithTheFilter() {
         #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["original"])) == [
-            TagCount(name: "女の子", translatedName: "girl", count: 2),
-            TagCount(name: "猫", translatedName: "cat", count: 1),
-            TagCount(name: "風景", translatedName: "scenery", count: 1),
+            ArtworkTagCount(name: "女の子", translatedName: "girl", count: 2),
+            ArtworkTagCount(name: "猫", translatedName: "cat", count: 1),
+            ArtworkTagCount(name: "風景", translatedName: "scenery", count: 1),
         ])
         #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["original", "girl"]), limit: 1) == [
-            TagCount(name: "猫", translatedName: "cat", count: 1),
+            ArtworkTagCount(name: "猫", translatedName: "cat", count: 1),
         ])
         #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(noneOf: ["girl"])) == [
-            TagCount(name: "オリジナル", translatedName: "original", count: 1),
-            TagCount(name: "風景", translatedName: "scenery", count: 1),
+            ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 1),
+            ArtworkTagCount(name: "風景", translatedName: "scenery", count: 1),
         ])
     }
 
     @Test func listsAreSeparate() {
         #expect(Self.state.bookmarks(in: .private, matching: BookmarkFilter(allOf: ["original"])).ids == [7])
-        #expect(Self.state.tagHistogram(in: .private) == [TagCount(name: "オリジナル", translatedName: "original", count: 1)])
+        #expect(Self.state.tagHistogram(in: .private) == [ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 1)])
     }
 }

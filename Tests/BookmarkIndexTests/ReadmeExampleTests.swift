@@ -12,7 +12,7 @@ struct ReadmeExampleTests {
 
         let illust = BookmarkedIllustSnapshot(
             id: 123_456, title: "夏の空", artistID: 42, artistName: "みどり",
-            tags: [TagRef(name: "オリジナル", translatedName: "original"), TagRef(name: "風景", translatedName: "scenery")]
+            tags: [ArtworkTag(name: "オリジナル", translatedName: "original"), ArtworkTag(name: "風景", translatedName: "scenery")]
         )
         let now = Date()
         try await store.upsert([
@@ -36,7 +36,7 @@ struct ReadmeExampleTests {
         let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         let seen = Date(timeIntervalSince1970: 1_780_000_000)
         try await store.upsert([IndexedBookmark(
-            illust: BookmarkedIllustSnapshot(id: 7, title: "夏の空", artistName: "みどり", tags: [TagRef(name: "風景", translatedName: "scenery")]),
+            illust: BookmarkedIllustSnapshot(id: 7, title: "夏の空", artistName: "みどり", tags: [ArtworkTag(name: "風景", translatedName: "scenery")]),
             restrict: .public, serverOrder: 1, firstIndexedAt: seen, lastSeenAt: seen
         )])
         // What a later sync writes once Pixiv sends the work as a placeholder.
@@ -69,7 +69,7 @@ struct ReadmeExampleTests {
         let seen = Date(timeIntervalSince1970: 1_780_000_000)
         func bookmark(_ id: Int, order: Int64) -> IndexedBookmark {
             IndexedBookmark(
-                illust: BookmarkedIllustSnapshot(id: id, title: "#\(id)", tags: [TagRef(name: "オリジナル", translatedName: "original")]),
+                illust: BookmarkedIllustSnapshot(id: id, title: "#\(id)", tags: [ArtworkTag(name: "オリジナル", translatedName: "original")]),
                 restrict: .public, serverOrder: order, firstIndexedAt: seen, lastSeenAt: seen
             )
         }
@@ -102,7 +102,7 @@ struct ReadmeExampleTests {
         #expect(first.bookmarks.map(\.illust.id) == Array((11...40).reversed()))
         #expect(next.bookmarks.map(\.illust.id) == Array((1...10).reversed()) && !next.hasMore)
         #expect(lines == ["3 new bookmarks"])
-        #expect(suggestions == [TagCount(name: "オリジナル", translatedName: "original", count: 43)])
+        #expect(suggestions == [ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 43)])
     }
 
     @Test(arguments: ["README EXAMPLE", "README VANISHED EXAMPLE", "README SCREEN EXAMPLE"])

@@ -14,11 +14,11 @@ struct StoreTests {
         #expect(await store.contains(BookmarkKey(illustID: 1, restrict: .private)))
         #expect(await store.bookmarks(in: .public, matching: BookmarkFilter(allOf: ["a"])).ids == [2, 1])
         #expect(await store.count(in: .public, matching: BookmarkFilter(allOf: ["b"])) == 1)
-        #expect(await store.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["b"])) == [TagCount(name: "a", count: 1)])
+        #expect(await store.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["b"])) == [ArtworkTagCount(name: "a", count: 1)])
         #expect(await store.bookmark(for: BookmarkKey(illustID: 2, restrict: .public))?.illust.tags.map(\.name) == ["a", "b"])
 
         try await store.remove([BookmarkKey(illustID: 2, restrict: .public)])
-        #expect(await store.tagHistogram(in: .public) == [TagCount(name: "a", count: 1)])
+        #expect(await store.tagHistogram(in: .public) == [ArtworkTagCount(name: "a", count: 1)])
         try await store.apply([])
         #expect(storage.appendedBatches == 3, "an empty batch writes nothing")
     }
@@ -84,24 +84,24 @@ struct StoreTests {
         #expect(await reopened.count(in: .public) == 0)
         // And the store keeps working after a reset.
         try await store.upsert([row(5, tags: ["z"])])
-        #expect(await store.tagHistogram(in: .public) == [TagCount(name: "z", count: 1)])
+        #expect(await store.tagHistogram(in: .public) == [ArtworkTagCount(name: "z", count: 1)])
     }
 
     /// Every batch moves the revision on, and a reset does too: of two snapshots of one store,
     /// the newer always has the higher revision.
     @Test func theRevisionOnlyMovesOnThroughWritesAndResets() async throws {
         let store = try await BookmarksIndexStore(storage: InMemoryStorage())
-        let empty = await store.snapshot.revision
+        let empty = await store.state.revision
         try await store.upsert([row(1, tags: ["a"]), row(2, tags: ["b"])])
-        let written = await store.snapshot.revision
+        let written = await store.state.revision
         #expect(written == empty + 1, "one batch, one revision")
         try await store.apply([])
-        #expect(await store.snapshot.revision == written, "an empty batch writes nothing")
+        #expect(await store.state.revision == written, "an empty batch writes nothing")
         try await store.resetStore()
-        let reset = await store.snapshot.revision
+        let reset = await store.state.revision
         #expect(reset > written, "a reset is newer than what it wiped")
         try await store.upsert([row(3, tags: ["c"])])
-        #expect(await store.snapshot.revision == reset + 1)
+        #expect(await store.state.revision == reset + 1)
     }
 
     @Test func aFailedWriteLeavesTheIndexUnchanged() async throws {
@@ -116,7 +116,7 @@ struct StoreTests {
     @Test func snapshotIsAValueThatLaterWritesDoNotChange() async throws {
         let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         try await store.upsert([row(1)])
-        let snapshot = await store.snapshot
+        let snapshot = await store.state
         try await store.upsert([row(2)])
         #expect(snapshot.count(in: .public) == 1)
         #expect(await store.count(in: .public) == 2)

@@ -43,7 +43,7 @@ struct TagSearchTests {
         var state = BookmarkIndexState()
         state.apply((1...10).map { .upsert(row($0, tags: ["Blue sky"] + ($0 <= 2 ? ["Skyline"] : []), order: Int64($0))) })
         #expect(state.searchTags("sky", in: .public) == [
-            TagCount(name: "Skyline", count: 2), TagCount(name: "Blue sky", count: 10),
+            ArtworkTagCount(name: "Skyline", count: 2), ArtworkTagCount(name: "Blue sky", count: 10),
         ])
         #expect(state.searchTags("sky", in: .public, limit: 1).map(\.name) == ["Skyline"])
     }
@@ -52,7 +52,7 @@ struct TagSearchTests {
         let search = Self.state.searchTags("o", in: .public, matching: BookmarkFilter(allOf: ["猫"], visibility: .all))
         // Rows 3 and 6 carry 猫, which is required, so left out; オリジナル作品 has no "o".
         #expect(search == [
-            TagCount(name: "Original Character", count: 1), TagCount(name: "オリジナル", translatedName: "original", count: 1),
+            ArtworkTagCount(name: "Original Character", count: 1), ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 1),
         ])
         #expect(names("", BookmarkFilter(allOf: ["オリジナル"])) == ["Original Character", "原神", "女の子", "猫", "風景"])
     }
@@ -61,7 +61,7 @@ struct TagSearchTests {
 
     /// Every tag of the list under `filter`, counted by reading every matching bookmark, that
     /// `text` finds by name or by a translation a row carries; ordered as the search orders.
-    static func naiveSearch(_ text: String, in state: BookmarkIndexState, matching filter: BookmarkFilter) -> [TagCount] {
+    static func naiveSearch(_ text: String, in state: BookmarkIndexState, matching filter: BookmarkFilter) -> [ArtworkTagCount] {
         naiveSearch(text, in: state, matching: filter, matches: state.bookmarks(in: .public, matching: filter), all: state.allBookmarks(in: .public))
     }
 
@@ -69,7 +69,7 @@ struct TagSearchTests {
     static func naiveSearch(
         _ text: String, in state: BookmarkIndexState, matching filter: BookmarkFilter,
         matches: [IndexedBookmark], all: [IndexedBookmark]
-    ) -> [TagCount] {
+    ) -> [ArtworkTagCount] {
         let needle = Array(text.lowercased().utf8)
         func find(_ haystack: String) -> (found: Bool, isPrefix: Bool) {
             let bytes = Array(haystack.lowercased().utf8)
@@ -86,14 +86,14 @@ struct TagSearchTests {
         for bookmark in matches {
             for name in Set(bookmark.illust.tags.map(\.name)) { counts[name, default: 0] += 1 }
         }
-        var results: [(tag: TagCount, isPrefix: Bool)] = []
+        var results: [(tag: ArtworkTagCount, isPrefix: Bool)] = []
         for (name, count) in counts {
             let texts = [name] + (translations[name] ?? [])
             if texts.contains(where: { required.contains($0.lowercased()) }) { continue }
             let finds = texts.map(find)
             guard finds.contains(where: \.found) else { continue }
             let isPrefix = finds.contains(where: \.isPrefix)
-            results.append((TagCount(name: name, translatedName: state.translationForTest(of: name), count: count), isPrefix))
+            results.append((ArtworkTagCount(name: name, translatedName: state.translationForTest(of: name), count: count), isPrefix))
         }
         return results.sorted { a, b in
             if a.isPrefix != b.isPrefix { return a.isPrefix }

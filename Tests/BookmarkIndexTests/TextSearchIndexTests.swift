@@ -11,7 +11,7 @@ struct TextSearchIndexTests {
 
     private func bookmark(_ id: Int, title: String, artist: String, order: Int64, restrict: Restrict = .public) -> BookmarkChange {
         .upsert(IndexedBookmark(
-            illust: BookmarkedIllustSnapshot(id: id, title: title, artistName: artist, tags: [TagRef(name: id % 2 == 0 ? "even" : "odd")]),
+            illust: BookmarkedIllustSnapshot(id: id, title: title, artistName: artist, tags: [ArtworkTag(name: id % 2 == 0 ? "even" : "odd")]),
             restrict: restrict, serverOrder: order, firstIndexedAt: Date(timeIntervalSinceReferenceDate: 0), lastSeenAt: Date(timeIntervalSinceReferenceDate: 0)
         ))
     }

@@ -68,7 +68,7 @@ struct VanishedWorksTests {
         state.apply(.upsert(row(2, tags: ["創作=creation"], order: 2, title: "Cat nap (remastered)", artist: "ねこ丸", seen: 3_000)))
         let row = try #require(state.bookmark(for: BookmarkKey(illustID: 2, restrict: .public)))
         #expect(row.illust.isVisible && row.vanishedAt == nil)
-        #expect(row.illust.title == "Cat nap (remastered)" && row.illust.tags == [TagRef(name: "創作", translatedName: "creation")])
+        #expect(row.illust.title == "Cat nap (remastered)" && row.illust.tags == [ArtworkTag(name: "創作", translatedName: "creation")])
         #expect(ids(BookmarkFilter(allOf: ["cat"]), in: state) == [], "the old tags are gone from the index")
         #expect(ids(BookmarkFilter(allOf: ["creation"]), in: state) == [2])
         #expect(state.tagHistogram(in: .public, visibility: .vanished).map(\.name) == ["女の子", "猫"])
@@ -102,25 +102,25 @@ struct VanishedWorksTests {
         #expect(ids(BookmarkFilter(text: "nap", visibility: .vanished)) == [2], "the last-known title")
         #expect(ids(BookmarkFilter(text: "みどり", visibility: .all)) == [3], "the last-known artist")
         #expect(Self.state.coOccurringTags(in: .public, matching: BookmarkFilter(allOf: ["cat"], visibility: .vanished)) == [
-            TagCount(name: "オリジナル", translatedName: "original", count: 1),
-            TagCount(name: "女の子", translatedName: "girl", count: 1),
+            ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 1),
+            ArtworkTagCount(name: "女の子", translatedName: "girl", count: 1),
         ])
     }
 
     @Test func histogramsAndCountsFollowTheVisibility() {
         let state = Self.state
         #expect(state.tagHistogram(in: .public) == [
-            TagCount(name: "オリジナル", translatedName: "original", count: 2),
-            TagCount(name: "風景", translatedName: "scenery", count: 1),
+            ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 2),
+            ArtworkTagCount(name: "風景", translatedName: "scenery", count: 1),
         ], "visible works only, by default")
         #expect(state.tagHistogram(in: .public, visibility: .vanished) == [
-            TagCount(name: "猫", translatedName: "cat", count: 2),
-            TagCount(name: "オリジナル", translatedName: "original", count: 1),
-            TagCount(name: "女の子", translatedName: "girl", count: 1),
+            ArtworkTagCount(name: "猫", translatedName: "cat", count: 2),
+            ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 1),
+            ArtworkTagCount(name: "女の子", translatedName: "girl", count: 1),
         ])
         #expect(state.tagHistogram(in: .public, visibility: .all, limit: 2) == [
-            TagCount(name: "オリジナル", translatedName: "original", count: 3),
-            TagCount(name: "猫", translatedName: "cat", count: 2),
+            ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 3),
+            ArtworkTagCount(name: "猫", translatedName: "cat", count: 2),
         ])
         #expect(state.count(in: .public) == 5, "every row, as Pixiv counts the list")
         #expect(state.count(in: .public, matching: .all) == 2)

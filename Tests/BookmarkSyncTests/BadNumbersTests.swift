@@ -75,13 +75,13 @@ import Testing
         let damage = try #require(record.damagedParts.first)
         #expect(damage.hasPrefix("\(bad.part): "), "\(damage)")
         #expect(damage.contains(bad.reason), "\(damage)")
-        #expect((record.fullSyncCursor == nil) == (bad.part == "cursor"))
+        #expect((record.fullWalkPosition == nil) == (bad.part == "cursor"))
         #expect((record.deltaCursor == nil) == (bad.part == "delta"))
         #expect((record.pacing == nil) == (bad.part == "pacing"))
         #expect(record.unbookmarkedInApp == [999_999: Date(timeIntervalSinceReferenceDate: 6)])
         #expect(record.pause?.code == "server")
         if bad.part != "cursor" {
-            #expect(record.fullSyncCursor == FullSyncCursor(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 1), pagesFetched: 2, nextServerOrder: -31, placesRowsAbove: true))
+            #expect(record.fullWalkPosition == FullWalkPosition(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 1), pagesFetched: 2, nextServerOrder: -31, placesRowsAbove: true))
         }
         if bad.part != "delta" {
             #expect(record.deltaCursor == DeltaCursor(nextPage: "p", newestAtStart: 42, newRows: 3, startedAt: Date(timeIntervalSinceReferenceDate: 1)))
@@ -91,13 +91,13 @@ import Testing
         // Written again, the record holds only what was kept, and no damage.
         let rewritten = ListSyncRecord(record.stored(in: BookmarkIndexMetadata()))
         #expect(rewritten.damagedParts.isEmpty)
-        #expect(rewritten.fullSyncCursor == record.fullSyncCursor && rewritten.deltaCursor == record.deltaCursor && rewritten.pacing == record.pacing)
+        #expect(rewritten.fullWalkPosition == record.fullWalkPosition && rewritten.deltaCursor == record.deltaCursor && rewritten.pacing == record.pacing)
     }
 
     @Test func everyDamagedPartIsNamedInOrder() throws {
         let record = ListSyncRecord(try Self.metadata([Self.badParts[0].json(0), Self.badParts[5].json(0), Self.badParts[6].json(0), Self.tombstone]))
         #expect(record.damagedParts.map { $0.prefix { $0 != ":" } } == ["cursor", "delta", "pacing"], "\(record.damagedParts)")
-        #expect(record.fullSyncCursor == nil && record.deltaCursor == nil && record.pacing == nil)
+        #expect(record.fullWalkPosition == nil && record.deltaCursor == nil && record.pacing == nil)
         #expect(record.unbookmarkedInApp.keys.sorted() == [999_999])
         #expect(ListSyncRecord(try Self.metadata([Self.goodParts["cursor"]!, Self.tombstone])).damagedParts.isEmpty)
     }
@@ -262,7 +262,7 @@ import Testing
             Issue.record("expected the list to pause")
             return
         }
-        #expect(record.fullSyncCursor != nil, "row at \(order): the walk's cursor is kept for its resumption")
+        #expect(record.fullWalkPosition != nil, "row at \(order): the walk's cursor is kept for its resumption")
         #expect(record.damagedParts.isEmpty, "row at \(order): \(record.damagedParts)")
     }
 

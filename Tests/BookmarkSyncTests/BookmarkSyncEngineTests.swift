@@ -105,7 +105,7 @@ import Testing
         await h.run()
         #expect(h.source.requests.count == 4, "total, page 1, page 2, failed page 3")
         #expect(await h.store.count(in: .public) == 104, "nothing is pruned before the walk completes")
-        let cursor = try #require(await h.store.metadata(for: .public).fullSyncCursor)
+        let cursor = try #require(await h.store.metadata(for: .public).fullWalkPosition)
         #expect(cursor.pagesFetched == 2)
         guard case .failed(let error) = await h.engine.currentStatus().publicList else {
             Issue.record("the failure is shown")
@@ -124,7 +124,7 @@ import Testing
         #expect(!kinds.contains(.firstPage), "the walk resumes, it does not start over")
         #expect(kinds.dropFirst().first == .nextPage(cursor.nextPage))
         #expect(await restarted.indexedIDs(.public) == h.serverIDs(.public))
-        #expect(await restarted.store.metadata(for: .public).fullSyncCursor == nil)
+        #expect(await restarted.store.metadata(for: .public).fullWalkPosition == nil)
     }
 
     @Test func inAppMutationsUpdateTheIndexAndATombstoneKeepsAStalePageFromReAdding() async throws {
@@ -137,7 +137,7 @@ import Testing
         try await h.engine.recordBookmark(made, restrict: .private)
         let row = try #require(await h.store.bookmark(for: BookmarkKey(illustID: 9_001, restrict: .private)))
         #expect(row.restrict == .private)
-        #expect(row.illust.tags == [TagRef(name: "オリジナル"), TagRef(name: "sky")])
+        #expect(row.illust.tags == [ArtworkTag(name: "オリジナル"), ArtworkTag(name: "sky")])
         #expect(await h.store.bookmark(for: BookmarkKey(illustID: 9_001, restrict: .public)) == nil)
 
         // Unbookmark the newest public work; the server's cache still serves the old first page.

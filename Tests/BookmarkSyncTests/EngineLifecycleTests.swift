@@ -100,7 +100,7 @@ import Testing
         // The public page in flight was written; the walk stopped there, its cursor kept.
         #expect(await harness.store.count(in: .public) == 60)
         let record = ListSyncRecord(await harness.store.metadata(for: .public))
-        #expect(record.fullSyncCursor != nil)
+        #expect(record.fullWalkPosition != nil)
         #expect(await harness.indexedIDs(.private) == harness.serverIDs(.private))
         // The next intent resumes the public walk.
         #expect(await engine.startAutoSync(for: .public) == .started)

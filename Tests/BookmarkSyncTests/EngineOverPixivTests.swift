@@ -147,7 +147,7 @@ import Testing
         let failed = h.requests(since: mark)
         #expect(failed.map(\.endpoint) == [.userDetail, .bookmarks, .bookmarks, .bookmarks])
         #expect(await h.store.count(in: .public) == 104, "nothing is pruned before the walk completes")
-        let cursor = try #require(await h.store.metadata(for: .public).fullSyncCursor)
+        let cursor = try #require(await h.store.metadata(for: .public).fullWalkPosition)
         #expect(cursor.pagesFetched == 2)
         guard case .failed(let error) = await h.engine.currentStatus().publicList else {
             Issue.record("the failure is shown")
@@ -169,7 +169,7 @@ import Testing
                 "the walk goes on from the saved next_url, not from page 1")
         #expect(resumed[1].query["max_bookmark_id"] == failed[3].query["max_bookmark_id"], "the failed page is asked again")
         #expect(await restarted.indexed(.public) == h.pixiv.bookmarks(in: .public))
-        #expect(await restarted.store.metadata(for: .public).fullSyncCursor == nil)
+        #expect(await restarted.store.metadata(for: .public).fullWalkPosition == nil)
         #expect(await restarted.store.count(in: .public) == 101)
     }
 
@@ -184,7 +184,7 @@ import Testing
         try await h.engine.recordBookmark(made, restrict: .private)
         let row = try #require(await h.store.bookmark(for: BookmarkKey(illustID: 9_001, restrict: .private)))
         #expect(row.restrict == .private)
-        #expect(row.illust.tags == [TagRef(name: "オリジナル"), TagRef(name: "sky")])
+        #expect(row.illust.tags == [ArtworkTag(name: "オリジナル"), ArtworkTag(name: "sky")])
         #expect(await h.store.bookmark(for: BookmarkKey(illustID: 9_001, restrict: .public)) == nil)
         #expect(h.requests(since: mark).isEmpty, "recording costs no request")
 
@@ -289,7 +289,7 @@ import Testing
         await h.run()
         let stopped = h.requests()
         #expect(stopped.map(\.endpoint) == [.userDetail, .bookmarks, .bookmarks, .bookmarks])
-        let cursor = try #require(await h.store.metadata(for: .public).fullSyncCursor)
+        let cursor = try #require(await h.store.metadata(for: .public).fullWalkPosition)
         #expect(cursor.pagesFetched == 2, "the page in flight when switched off is discarded")
 
         await h.engine.setIndexingEnabled(true)

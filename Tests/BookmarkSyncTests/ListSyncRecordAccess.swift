@@ -10,9 +10,9 @@ extension BookmarkIndexMetadata {
         set { self = newValue.stored(in: self) }
     }
 
-    var fullSyncCursor: FullSyncCursor? {
-        get { record.fullSyncCursor }
-        set { record.fullSyncCursor = newValue }
+    var fullWalkPosition: FullWalkPosition? {
+        get { record.fullWalkPosition }
+        set { record.fullWalkPosition = newValue }
     }
 
     var unbookmarkedInApp: [Int: Date] {

@@ -13,7 +13,7 @@ import Testing
     /// seconds since the reference date, in-app records as `[[id, date]]`.
     @Test func version1ReadsAsSchema2WroteIt() throws {
         let record = ListSyncRecord(try metadata(version: 1, #"{"cursor":{"next":"n","started":1.5,"pages":2,"order":-31,"first":-1},"unbookmarked":[[9007199254740993,3.25]],"bookmarked":[[7,4]],"pause":{"until":9,"code":"server","message":"502"}}"#))
-        #expect(record.fullSyncCursor == FullSyncCursor(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 1.5), pagesFetched: 2, nextServerOrder: -31, firstServerOrder: -1))
+        #expect(record.fullWalkPosition == FullWalkPosition(nextPage: "n", startedAt: Date(timeIntervalSinceReferenceDate: 1.5), pagesFetched: 2, nextServerOrder: -31, firstServerOrder: -1))
         #expect(record.unbookmarkedInApp == [9_007_199_254_740_993: Date(timeIntervalSinceReferenceDate: 3.25)], "an ID above 2^53 stays exact")
         #expect(record.bookmarkedInApp == [7: Date(timeIntervalSinceReferenceDate: 4)])
         #expect(record.pause == ListPause(until: Date(timeIntervalSinceReferenceDate: 9), code: "server", message: "502"))
@@ -21,7 +21,7 @@ import Testing
 
     @Test func aRecordRoundTripsExactly() {
         var record = ListSyncRecord()
-        record.fullSyncCursor = FullSyncCursor(nextPage: "https://x/?max_bookmark_id=1", startedAt: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), pagesFetched: 3, nextServerOrder: -(1 << 62) - 1, firstServerOrder: Int64.max, placesRowsAbove: true)
+        record.fullWalkPosition = FullWalkPosition(nextPage: "https://x/?max_bookmark_id=1", startedAt: Date(timeIntervalSinceReferenceDate: 800_000_000.123456), pagesFetched: 3, nextServerOrder: -(1 << 62) - 1, firstServerOrder: Int64.max, placesRowsAbove: true)
         record.deltaCursor = DeltaCursor(nextPage: "p2", newestAtStart: 42, newRows: 30, startedAt: Date(timeIntervalSinceReferenceDate: -1.5))
         record.unbookmarkedInApp = [Int.max: Date(timeIntervalSinceReferenceDate: 1e9 + 0.1), Int.min: Date(timeIntervalSinceReferenceDate: 0)]
         record.bookmarkedInApp = [3: Date(timeIntervalSinceReferenceDate: 7)]
@@ -37,7 +37,7 @@ import Testing
     /// A part that cannot be read is left out; the others stay.
     @Test func aDamagedPartLosesOnlyItself() throws {
         let record = ListSyncRecord(try metadata(#"{"unbookmarked":[[7,"x"]],"bookmarked":[[3,1]],"pause":{"until":9,"code":"server","message":"m"},"pacing":{"interval":"fast"},"cursor":{"next":1}}"#))
-        #expect(record.unbookmarkedInApp.isEmpty && record.fullSyncCursor == nil && record.pacing == nil)
+        #expect(record.unbookmarkedInApp.isEmpty && record.fullWalkPosition == nil && record.pacing == nil)
         #expect(record.bookmarkedInApp == [3: Date(timeIntervalSinceReferenceDate: 1)])
         #expect(record.pause?.code == "server")
     }
@@ -46,7 +46,7 @@ import Testing
     @Test func aNewerRecordIsLeftAsItIs() throws {
         let newer = try metadata(version: ListSyncRecord.version + 1, #"{"future":true}"#)
         var record = ListSyncRecord(newer)
-        #expect(record.fullSyncCursor == nil && record.unbookmarkedInApp.isEmpty && record.pause == nil)
+        #expect(record.fullWalkPosition == nil && record.unbookmarkedInApp.isEmpty && record.pause == nil)
         record.unbookmarkedInApp[1] = Date()
         #expect(record.stored(in: newer) == newer)
     }
@@ -55,7 +55,7 @@ import Testing
     /// recorded still hold.
     @Test func aStaleRecordKeepsThePauseAndTheAppsRecordsButNotThePositions() throws {
         let record = ListSyncRecord(try metadata(#"{"cursor":{"next":"n","started":1,"pages":2,"order":-31},"delta":{"next":"p","placed":3,"started":1},"unbookmarked":[[7,3]],"pause":{"until":9,"code":"blocked","message":"m"}}"#, stale: true))
-        #expect(record.fullSyncCursor == nil && record.deltaCursor == nil)
+        #expect(record.fullWalkPosition == nil && record.deltaCursor == nil)
         #expect(record.unbookmarkedInApp.keys.contains(7))
         #expect(record.pause?.code == "blocked")
     }

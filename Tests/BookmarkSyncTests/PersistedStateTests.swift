@@ -101,12 +101,12 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema1-sync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for name in [JournalStorage.journalFileName, JournalStorage.snapshotFileName] {
+        for name in [JournalStorage.journalFileName, JournalStorage.checkpointFileName] {
             try FileManager.default.copyItem(at: fixture.appendingPathComponent(name), to: directory.appendingPathComponent(name))
         }
         let store = try await BookmarksIndexStore.open(directory: directory)
         let record = ListSyncRecord(await store.metadata(for: .private))
-        let cursor = try #require(record.fullSyncCursor)
+        let cursor = try #require(record.fullWalkPosition)
         let pause = try #require(record.pause)
         #expect(cursor.nextPage.contains("max_bookmark_id=1210") && cursor.pagesFetched == 1 && !cursor.placesRowsAbove)
         #expect(pause.code == "server")

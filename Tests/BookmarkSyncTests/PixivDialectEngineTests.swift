@@ -71,7 +71,7 @@ import Testing
         #expect(reason.code == .blocked && reason.isRetryable)
         #expect(abs(until.timeIntervalSince(blockedAt) - SyncConfiguration().blockedWait) < 1)
         #expect(h.requests(since: mark).map(\.status) == [200, 200, 403], "no quick retry into the block")
-        #expect(await h.store.metadata(for: .public).fullSyncCursor != nil)
+        #expect(await h.store.metadata(for: .public).fullWalkPosition != nil)
 
         await h.clock.advance(to: until)
         await h.engine.startAutoSync(for: .public)

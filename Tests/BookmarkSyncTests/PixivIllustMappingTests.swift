@@ -52,7 +52,7 @@ import Testing
         let snapshot = try JSONDecoder().decode(PixivIllust.self, from: Data(json.utf8)).snapshot
         #expect(snapshot == BookmarkedIllustSnapshot(
             id: 55, title: "猫", type: .ugoira, artistID: 9, artistName: "ねこ",
-            tags: [TagRef(name: "猫", translatedName: "cat"), TagRef(name: "R-18")],
+            tags: [ArtworkTag(name: "猫", translatedName: "cat"), ArtworkTag(name: "R-18")],
             thumbnailURL: "https://i.pximg.net/sq.jpg", pageCount: 1, width: 600, height: 400,
             xRestrict: 1, aiType: 2, createDate: Date(timeIntervalSince1970: 1_714_534_496),
             totalBookmarks: 3

@@ -98,7 +98,7 @@ import Testing
         }
         #expect(!machine.hasWork)
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == server, "complete: exactly Pixiv's list")
-        #expect(state.metadata(for: .public).fullSyncCursor == nil)
+        #expect(state.metadata(for: .public).fullWalkPosition == nil)
     }
 
     @Test func anInterruptedDeltaResumesWhereItStopped() {

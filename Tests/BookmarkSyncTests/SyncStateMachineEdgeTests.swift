@@ -116,7 +116,7 @@ import Testing
         var machine = SyncStateMachine()
         var state = index(publicIDs: [3, 2, 1], lastFullSync: t0 - 8 * 86_400, seenAt: t0 - 8 * 86_400)
         var metadata = state.metadata(for: .public)
-        metadata.fullSyncCursor = FullSyncCursor(nextPage: "https://elsewhere.example/next", startedAt: t0 - 100, pagesFetched: 4, nextServerOrder: -200)
+        metadata.fullWalkPosition = FullWalkPosition(nextPage: "https://elsewhere.example/next", startedAt: t0 - 100, pagesFetched: 4, nextServerOrder: -200)
         state.apply(.setMetadata(metadata, for: .public))
         #expect(machine.request(.public, intent: .auto, index: state, now: t0) == .started)
         #expect(machine.nextAction(index: state, now: t0) == .fetch(.total(.public)))

@@ -27,7 +27,7 @@ import Testing
         // The answer is still written, with the walk's cursor.
         state.apply(machine.pageFetched(page(Array((61...90).reversed()), next: "p2"), index: state, now: t0 + 1.1))
         #expect(state.count(in: .public) == 30)
-        #expect(ListSyncRecord(state.metadata(for: .public)).fullSyncCursor != nil)
+        #expect(ListSyncRecord(state.metadata(for: .public)).fullWalkPosition != nil)
         #expect(machine.nextAction(index: state, now: t0 + 2) == .idle)
         #expect(machine.status(index: state, now: t0 + 2).publicList.isIdle)
     }

@@ -82,7 +82,7 @@ import Testing
         #expect(machine.nextAction(index: state, now: t0 + 1) == .fetch(.firstPage(.public)))
         state.apply(machine.pageFetched(page([6, 5], next: "p2"), index: state, now: t0 + 1))
         #expect(state.count(in: .public) == 6, "nothing is pruned mid-walk")
-        let cursor = state.metadata(for: .public).fullSyncCursor
+        let cursor = state.metadata(for: .public).fullWalkPosition
         #expect(cursor?.nextPage == "p2")
         #expect(cursor?.startedAt == t0)
         #expect(cursor?.pagesFetched == 1)
@@ -100,7 +100,7 @@ import Testing
         #expect(next.nextAction(index: state, now: t0 + 4) == .fetch(.nextPage("p2", .public)))
         state.apply(next.pageFetched(page([3, 2], next: nil), index: state, now: t0 + 4))
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == [6, 5, 3, 2])
-        #expect(state.metadata(for: .public).fullSyncCursor == nil)
+        #expect(state.metadata(for: .public).fullWalkPosition == nil)
         #expect(state.metadata(for: .public).lastFullSync == t0 + 4)
     }
 

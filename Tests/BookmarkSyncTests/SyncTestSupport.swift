@@ -24,7 +24,7 @@ extension BookmarkSyncEngine {
 
 /// An illust with a few tags, for tests that spell out their data.
 func illust(_ id: Int, tags: [String] = ["tag\(0)"]) -> BookmarkedIllustSnapshot {
-    BookmarkedIllustSnapshot(id: id, title: "work \(id)", artistID: id % 97, artistName: "artist", tags: tags.map { TagRef(name: $0) })
+    BookmarkedIllustSnapshot(id: id, title: "work \(id)", artistID: id % 97, artistName: "artist", tags: tags.map { ArtworkTag(name: $0) })
 }
 
 /// `count` illusts with IDs from `first`, in the order to add them (so the last is the newest).

@@ -100,7 +100,7 @@ import Testing
         // Back on Pixiv, retitled and retagged by its artist meanwhile.
         var fresh = try #require(h.pixiv.content(ofIllustID: 20))
         fresh.title = "work 20, revised"
-        fresh.tags = [TagRef(name: "改訂", translatedName: "revised")]
+        fresh.tags = [ArtworkTag(name: "改訂", translatedName: "revised")]
         h.pixiv.addWork(fresh)
         h.pixiv.restore(illustID: 20)
         await h.clock.advance(by: 3_600)
@@ -142,7 +142,7 @@ import Testing
 
     @Test func aWorkFirstSeenAsAPlaceholderIsStoredAsSentWithItsReasonAndNoDate() async throws {
         let h = try await synced()
-        let newcomer = BookmarkedIllustSnapshot(id: 500, title: "gone before we met", artistID: 8, artistName: "x", tags: [TagRef(name: "t")])
+        let newcomer = BookmarkedIllustSnapshot(id: 500, title: "gone before we met", artistID: 8, artistName: "x", tags: [ArtworkTag(name: "t")])
         h.pixiv.bookmark(newcomer, restrict: .public)
         h.pixiv.withhold(illustID: 500, reason: .sanityLimited)
         await h.clock.advance(by: 3_600)
@@ -164,7 +164,7 @@ import Testing
             return BookmarkSyncEngine(store: store, source: PixivBookmarkSource(client: client, userID: pixiv.userID), clock: clock)
         }
         var options = JournalStorage.Options()
-        options.snapshotMinimumBytes = 0
+        options.checkpointMinimumBytes = 0
         do {
             let store = try await BookmarksIndexStore.open(directory: directory, options: options)
             let sync = engine(store)

@@ -45,12 +45,12 @@ import Testing
     @Test func aRefusedBookmarkRollsTheIndexBack() async throws {
         let harness = try await Harness()
         await harness.syncInFull(publicCount: 40)
-        let before = await harness.store.snapshot
+        let before = await harness.store.state
         harness.source.failNext(BookmarkSyncError(.unauthorized, "sign in again"))
         let engine = harness.engine
         let error = await driving(harness) { try await engine.bookmark(illust(7_000), in: .public) }
         #expect((error ?? nil as (any Error)?).map { ($0 as? BookmarkSyncError)?.code } == .some(.unauthorized))
-        let after = await harness.store.snapshot
+        let after = await harness.store.state
         #expect(after.allBookmarks(in: .public) == before.allBookmarks(in: .public))
         #expect(ListSyncRecord(after.metadata(for: .public)).bookmarkedInApp == ListSyncRecord(before.metadata(for: .public)).bookmarkedInApp)
         #expect(!harness.serverIDs(.public).contains(7_000))

@@ -18,9 +18,9 @@ import Testing
         #expect(illust.user == PixivUser(id: 4242, name: "みどり", account: "midori_art",
                                          profileImageURL: "https://i.pximg.net/user-profile/img/2020/01/01/00/00/00/1_abc_170.jpg", isFollowed: true))
         #expect(illust.tags == [
-            PixivTag(name: "オリジナル", translatedName: "original"),
-            PixivTag(name: "夏", translatedName: nil),
-            PixivTag(name: "風景", translatedName: nil),
+            PixivArtworkTag(name: "オリジナル", translatedName: "original"),
+            PixivArtworkTag(name: "夏", translatedName: nil),
+            PixivArtworkTag(name: "風景", translatedName: nil),
         ])
         #expect(illust.pageCount == 1)
         #expect(illust.originalImageURL == "https://i.pximg.net/img-original/img/2024/05/01/12/34/56/118012345_p0.png")

@@ -13,7 +13,7 @@ import Testing
     static let handMade: [BookmarkedIllustSnapshot] = [
         BookmarkedIllustSnapshot(
             id: 9_000_003, title: "quote \" backslash \\ slash / newline \n tab \t bell \u{7} 夏 ✨", type: .manga,
-            artistID: 77, artistName: "作者 \"A\"", tags: [TagRef(name: "夏", translatedName: "summer"), TagRef(name: "空")],
+            artistID: 77, artistName: "作者 \"A\"", tags: [ArtworkTag(name: "夏", translatedName: "summer"), ArtworkTag(name: "空")],
             pageCount: 3, width: 1200, height: 1700, xRestrict: 1, aiType: 2,
             createDate: Date(timeIntervalSince1970: 1_700_000_000.75), totalBookmarks: 1_234
         ),

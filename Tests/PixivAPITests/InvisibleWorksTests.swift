@@ -42,7 +42,7 @@ import Testing
             work.title = "work \(index)"
             work.artistID = 5_000 + index
             work.artistName = "artist \(index)"
-            work.tags = [TagRef(name: "タグ\(index)")]
+            work.tags = [ArtworkTag(name: "タグ\(index)")]
             work.pageCount = 3
             work.width = 1_200
             work.height = 900

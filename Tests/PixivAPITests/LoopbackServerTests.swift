@@ -83,7 +83,7 @@ import Darwin
     @Test func chunkedAndExpectContinueBodies() async throws {
         let harness = try Harness(overHTTP: true)
         defer { harness.stop() }
-        let work = BookmarkedIllustSnapshot(id: 123, title: "t", tags: [TagRef(name: "猫", translatedName: "cat")])
+        let work = BookmarkedIllustSnapshot(id: 123, title: "t", tags: [ArtworkTag(name: "猫", translatedName: "cat")])
         harness.pixiv.addWork(work)
         let token = harness.pixiv.issueAccessToken()
         let port = try #require(harness.server?.port)

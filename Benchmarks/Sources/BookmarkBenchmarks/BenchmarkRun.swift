@@ -115,7 +115,7 @@ struct BenchmarkRun {
             let sqliteFigure = try sqlite.openDatabase(directory: sqliteUnsynced)
             sqliteOpen = sqliteFigure
             item = ItemResult(name: "open", ours: open, sqlite: sqliteFigure)
-            let snapshotBytes = JournalItems.fileBytes(JournalStorage.snapshotFileName, in: unsynced)
+            let snapshotBytes = JournalItems.fileBytes(JournalStorage.checkpointFileName, in: unsynced)
             item.fields = [("journal_bytes", .integer(compactedBytes)), ("snapshot_bytes", .integer(snapshotBytes))]
             item.note = (snapshotBytes > 0
                 ? String(format: "after compaction: index snapshot (%.1f MB) + journal lines after it", Double(snapshotBytes) / 1_048_576)

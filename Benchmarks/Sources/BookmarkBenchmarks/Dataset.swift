@@ -35,7 +35,7 @@ struct FilterTags: Sendable {
     /// Ranks 0 and 1: the most frequent tags, so that `noneOf` has work to do on every row.
     var frequent: (String, String)
 
-    init(histogram: [TagCount]) {
+    init(histogram: [ArtworkTagCount]) {
         precondition(histogram.count > 60, "the data set has too few distinct tags")
         middle = (histogram[50].name, histogram[60].name)
         frequent = (histogram[0].name, histogram[1].name)

@@ -182,12 +182,12 @@ struct JournalItems {
     /// checks and replays the whole journal.
     func openStore(directory: URL, snapshots: Bool = true) async throws -> Figure {
         var options = Self.options(.always)
-        if !snapshots { options.snapshotMinimumBytes = .max }
-        let snapshotPath = directory.appendingPathComponent(JournalStorage.snapshotFileName).path
+        if !snapshots { options.checkpointMinimumBytes = .max }
+        let snapshotPath = directory.appendingPathComponent(JournalStorage.checkpointFileName).path
         return try await sampling.measure {
             if !snapshots { try? FileManager.default.removeItem(atPath: snapshotPath) }
             var store: BookmarksIndexStore?
-            var tags: [TagCount] = []
+            var tags: [ArtworkTagCount] = []
             let elapsed = try await elapsedMilliseconds {
                 store = try await BookmarksIndexStore.open(directory: directory, options: options)
                 tags = await store?.tagHistogram(in: .public, limit: 50) ?? []

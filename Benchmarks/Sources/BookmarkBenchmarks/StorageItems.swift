@@ -61,7 +61,7 @@ struct StorageItems {
         let expected = await reader.tagHistogram(in: .public, limit: 50)
         let sqlite = try await sampling.measure {
             var store: BookmarksIndexStore?
-            var tags: [TagCount] = []
+            var tags: [ArtworkTagCount] = []
             let elapsed = try await elapsedMilliseconds {
                 store = try await BookmarksIndexStore(storage: SQLiteStorage.open(directory: directory, durable: true))
                 tags = await store?.tagHistogram(in: .public, limit: 50) ?? []

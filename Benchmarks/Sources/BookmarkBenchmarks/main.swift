@@ -127,8 +127,8 @@ do {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         var options = JournalItems.options(.always)
         if arguments.timeOpenWhole {
-            options.snapshotMinimumBytes = .max
-            try? FileManager.default.removeItem(at: url.appendingPathComponent(JournalStorage.snapshotFileName))
+            options.checkpointMinimumBytes = .max
+            try? FileManager.default.removeItem(at: url.appendingPathComponent(JournalStorage.checkpointFileName))
         }
         for _ in 0..<7 {
             var store: BookmarksIndexStore?

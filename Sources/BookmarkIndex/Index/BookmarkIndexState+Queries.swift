@@ -12,7 +12,7 @@ extension BookmarkIndexState {
         in restrict: Restrict,
         visibility: BookmarkFilter.Visibility = .visible,
         limit: Int? = nil
-    ) -> [TagCount] {
+    ) -> [ArtworkTagCount] {
         let list = lists[restrict.listIndex]
         var selection = BoundedSelection<(TagID, Int)>(limit: limit, isOrderedBefore: tagOrder)
         for (index, total) in list.tagCounts.enumerated() where total > 0 {
@@ -102,7 +102,7 @@ extension BookmarkIndexState {
         in restrict: Restrict,
         matching filter: BookmarkFilter,
         limit: Int? = nil
-    ) -> [TagCount] {
+    ) -> [ArtworkTagCount] {
         let list = lists[restrict.listIndex]
         let required = Set(filter.allOf.flatMap { word in tags.ids(matching: word) { list.refCount(of: $0) > 0 } })
         var counts: [TagID: Int] = [:]
@@ -143,8 +143,8 @@ extension BookmarkIndexState {
         return tags.names[Int(a.0)] < tags.names[Int(b.0)]
     }
 
-    private func tagCount(_ entry: (TagID, Int), in list: ListIndex) -> TagCount {
-        TagCount(name: tags.names[Int(entry.0)], translatedName: translation(of: entry.0, in: list), count: entry.1)
+    private func tagCount(_ entry: (TagID, Int), in list: ListIndex) -> ArtworkTagCount {
+        ArtworkTagCount(name: tags.names[Int(entry.0)], translatedName: translation(of: entry.0, in: list), count: entry.1)
     }
 
     /// The translation of `tag` that most of the list's rows carry (the alphabetically first of

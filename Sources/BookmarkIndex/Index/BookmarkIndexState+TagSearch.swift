@@ -24,7 +24,7 @@ extension BookmarkIndexState {
         in restrict: Restrict,
         matching filter: BookmarkFilter = .all,
         limit: Int? = nil
-    ) -> [TagCount] {
+    ) -> [ArtworkTagCount] {
         precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
         let list = lists[restrict.listIndex]
         // Whether each tag found begins with the text, by its name or a translation.
@@ -65,7 +65,7 @@ extension BookmarkIndexState {
             selection.offer((tag, found[tag] == true, count))
         }
         return selection.sorted().map {
-            TagCount(name: tags.names[Int($0.tag)], translatedName: translation(of: $0.tag, in: list), count: $0.count)
+            ArtworkTagCount(name: tags.names[Int($0.tag)], translatedName: translation(of: $0.tag, in: list), count: $0.count)
         }
     }
 }

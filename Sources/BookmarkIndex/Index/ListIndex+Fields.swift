@@ -27,7 +27,7 @@ extension ListIndex {
     }
 
     /// The row as a caller sees it, with `tags` (the table's refs) put back.
-    func bookmark(_ row: Row, restrict: Restrict, tags refs: [TagRef]) -> IndexedBookmark {
+    func bookmark(_ row: Row, restrict: Restrict, tags refs: [ArtworkTag]) -> IndexedBookmark {
         var offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength)
         let thumbnail = row.hasThumbnail ? string(at: offset, length: row.thumbnailLength) : nil
         offset += Int(row.thumbnailLength)

@@ -10,7 +10,7 @@ typealias TagRefID = UInt32
 ///
 /// Every distinct name gets a ``TagID`` (what histograms and postings count), and every
 /// distinct (name, translation) pair a ``TagRefID`` (what rows store: four bytes a tag instead
-/// of a `TagRef` of their own). Strings are keyed by their UTF-8 bytes, so interning never pays
+/// of a `ArtworkTag` of their own). Strings are keyed by their UTF-8 bytes, so interning never pays
 /// for Unicode normalization. The table only grows: an ID whose count has dropped to zero in
 /// both lists simply has empty postings.
 struct TagTable: Sendable {
@@ -18,7 +18,7 @@ struct TagTable: Sendable {
     /// The pairs of each name, by ``TagID``: what a histogram picks a name's translation from.
     private(set) var refsOfName: [[TagRefID]] = []
     /// Every interned (name, translation) pair, by ``TagRefID``.
-    private(set) var refs: [TagRef] = []
+    private(set) var refs: [ArtworkTag] = []
     /// The name of each pair, by ``TagRefID``.
     private(set) var nameOfRef: [TagID] = []
     private var idByName: [UTF8Key: TagID] = [:]
@@ -61,7 +61,7 @@ struct TagTable: Sendable {
     }
 
     /// Interns `tag`. Amortized O(1): one hash of its bytes when the pair is known.
-    mutating func intern(_ tag: TagRef) -> TagRefID {
+    mutating func intern(_ tag: ArtworkTag) -> TagRefID {
         let hash = Self.hash(tag)
         if let known = refByPair.find(hash, where: { Self.sameBytes(refs[$0], tag) }) { return TagRefID(known) }
 
@@ -90,7 +90,7 @@ struct TagTable: Sendable {
             return translation.string
         }
         let ref = TagRefID(refByPair.insert(hash))
-        refs.append(TagRef(name: names[Int(nameID)], translatedName: translation))
+        refs.append(ArtworkTag(name: names[Int(nameID)], translatedName: translation))
         nameOfRef.append(nameID)
         refsOfName[Int(nameID)].append(ref)
         if let translation {
@@ -102,7 +102,7 @@ struct TagTable: Sendable {
     }
 
     /// A hash of the pair's bytes: its name's, then its translation's, if any.
-    private static func hash(_ tag: TagRef) -> UInt64 {
+    private static func hash(_ tag: ArtworkTag) -> UInt64 {
         let name = tag.name.withUTF8Bytes { XXH64.hash($0) }
         guard let translation = tag.translatedName else { return name }
         return translation.withUTF8Bytes { XXH64.hash($0, seed: name &+ 1) }
@@ -110,7 +110,7 @@ struct TagTable: Sendable {
 
     /// Whether the two pairs have the same bytes (Pixiv keeps two normalizations of one text
     /// apart, and so does the table).
-    private static func sameBytes(_ a: TagRef, _ b: TagRef) -> Bool {
+    private static func sameBytes(_ a: ArtworkTag, _ b: ArtworkTag) -> Bool {
         guard a.name.hasSameUTF8(as: b.name) else { return false }
         switch (a.translatedName, b.translatedName) {
         case (nil, nil): return true
@@ -144,7 +144,7 @@ struct UTF8Key: Hashable, Sendable {
 extension TagTable {
     /// The table that interning `refs` in order builds, with each ref keeping its position as
     /// its ``TagRefID``; `nil` when `refs` holds a pair twice (so positions would shift).
-    init?(refs: [TagRef]) {
+    init?(refs: [ArtworkTag]) {
         self.init()
         for (index, ref) in refs.enumerated() where intern(ref) != TagRefID(index) {
             return nil

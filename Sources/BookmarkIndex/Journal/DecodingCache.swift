@@ -10,7 +10,7 @@ struct DecodingCache {
     private var strings: [String] = []
     private var stringIndex = HashIndex()
     /// The tags, and the bytes each was read from (`tagBytes[tagRanges[i]]`).
-    private var tags: [TagRef] = []
+    private var tags: [ArtworkTag] = []
     private var tagBytes: [UInt8] = []
     private var tagRanges: [Range<Int>] = []
     private var tagIndex = HashIndex()
@@ -34,7 +34,7 @@ struct DecodingCache {
     }
 
     /// The tag remembered for `json` (its whole array, brackets included), if any.
-    func tag(for json: UnsafeRawBufferPointer) -> TagRef? {
+    func tag(for json: UnsafeRawBufferPointer) -> ArtworkTag? {
         let known = tagIndex.find(XXH64.hash(json)) { position in
             tagBytes.withUnsafeBytes { bytesEqual(UnsafeRawBufferPointer(rebasing: $0[tagRanges[position]]), json) }
         }
@@ -42,7 +42,7 @@ struct DecodingCache {
     }
 
     /// Remembers `tag`, read from `json` (which ``tag(for:)`` did not know).
-    mutating func remember(_ tag: TagRef, for json: UnsafeRawBufferPointer) {
+    mutating func remember(_ tag: ArtworkTag, for json: UnsafeRawBufferPointer) {
         guard tags.count < capacity else { return }
         tagIndex.insert(XXH64.hash(json))
         tagRanges.append(tagBytes.count..<(tagBytes.count + json.count))

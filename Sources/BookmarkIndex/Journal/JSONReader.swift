@@ -196,7 +196,7 @@ struct JSONReader {
 
     /// Reads a tag, which is likely to repeat: one written in the same bytes before
     /// comes from the cache; any other is read by `read` and remembered.
-    mutating func readCachedTag(_ read: (inout JSONReader) throws -> TagRef) throws -> TagRef {
+    mutating func readCachedTag(_ read: (inout JSONReader) throws -> ArtworkTag) throws -> ArtworkTag {
         guard cache != nil, let json = compactStringArray() else { return try read(&self) }
         if let known = cache?.tag(for: json) {
             position += json.count

@@ -31,7 +31,7 @@ struct JournalReading {
     /// Where the lines replayed start, when an index snapshot gave the state of those before.
     var resumedAt: JournalScanner.Resume?
     /// Why the index snapshot beside the journal was not used, when there was one.
-    var snapshotNotUsed: String?
+    var checkpointNotUsed: String?
     /// The schema version read, when older than the plan's (the batches were migrated).
     var migratingFrom: Int?
     /// A temporary file of a compaction or migration that never reached its rename.
@@ -85,22 +85,22 @@ struct JournalReading {
             return reading
         }
         let migrating = header.schemaVersion < plan.currentVersion
-        let snapshotExists = fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName)
+        let snapshotExists = fileSystem.fileExists(atPath: directory + "/" + IndexCheckpoint.fileName)
         if migrating {
             reading.migratingFrom = header.schemaVersion
             if snapshotExists && usingSnapshot {
                 // Of the old file, in the old schema: the migrated journal gets a snapshot of its own.
-                reading.snapshotNotUsed = "the journal was at schema version \(header.schemaVersion), older than this library's \(plan.currentVersion): it was read whole and migrated, and the index snapshot of the old file was not used"
+                reading.checkpointNotUsed = "the journal was at schema version \(header.schemaVersion), older than this library's \(plan.currentVersion): it was read whole and migrated, and the index snapshot of the old file was not used"
             }
         } else if usingSnapshot {
-            switch SnapshotPolicy.usableSnapshot(directory: directory, header: header, journal: file, fileSystem: fileSystem, pool: options.ioPool) {
+            switch CheckpointPolicy.usableSnapshot(directory: directory, header: header, journal: file, fileSystem: fileSystem, pool: options.ioPool) {
             case .none:
                 break
             case .usable(let snapshot, let coverage):
                 reading.state = snapshot
                 reading.resumedAt = .init(coverage, header: header)
             case .unusable(let reason):
-                reading.snapshotNotUsed = reason
+                reading.checkpointNotUsed = reason
             }
         }
         let decodeBatch = migrating ? try JournalMigrator.decoder(plan: plan, from: header.schemaVersion, path: path) : nil
@@ -108,7 +108,7 @@ struct JournalReading {
             if try !reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch, limit: limit) {
                 // Damage after a snapshot: a snapshot that does not fit the lines after it is no
                 // evidence, so the journal is read again whole before anything is concluded.
-                reading.snapshotNotUsed = "the journal's lines after the index snapshot do not follow it (damage, or a snapshot that does not fit them); the journal was read whole"
+                reading.checkpointNotUsed = "the journal's lines after the index snapshot do not follow it (damage, or a snapshot that does not fit them); the journal was read whole"
                 reading.resumedAt = nil
                 reading.state = BookmarkIndexState()
                 _ = try reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch, limit: limit)

@@ -174,7 +174,7 @@ struct JournalIllustTypeCoding: JournalValueCoding {
 
 /// `[name]` or `[name, translated name]` (a `null` translation reads as none).
 struct JournalTagCoding: JournalValueCoding {
-    func write(_ tag: TagRef, to writer: inout JSONWriter) {
+    func write(_ tag: ArtworkTag, to writer: inout JSONWriter) {
         writer.byte(UInt8(ascii: "["))
         writer.string(tag.name)
         if let translated = tag.translatedName {
@@ -186,11 +186,11 @@ struct JournalTagCoding: JournalValueCoding {
 
     /// With a cache (as when the journal's blocks are decoded), a tag seen before in the same
     /// block comes from it, its bytes compared instead of read again.
-    func read(_ reader: inout JSONReader) throws -> TagRef {
+    func read(_ reader: inout JSONReader) throws -> ArtworkTag {
         try reader.readCachedTag(readArray)
     }
 
-    private func readArray(_ reader: inout JSONReader) throws -> TagRef {
+    private func readArray(_ reader: inout JSONReader) throws -> ArtworkTag {
         let start = reader.position
         var name: String?, translation: String?, count = 0
         try reader.readArray { reader in
@@ -201,7 +201,7 @@ struct JournalTagCoding: JournalValueCoding {
         guard (1...2).contains(count), let name else {
             throw reader.error("a tag is [name] or [name, translated name]", at: start)
         }
-        return TagRef(name: name, translatedName: translation)
+        return ArtworkTag(name: name, translatedName: translation)
     }
 }
 

@@ -24,8 +24,8 @@ struct JournalRecoveryPlan {
     /// Whether the stale temporary file of an interrupted compaction is deleted first.
     var removesTemporaryFile = false
     /// With ``Action/append(cuttingTailTo:)``: the snapshot to write of the journal as it is,
-    /// when none could be used or the lines after it have grown (see ``SnapshotPolicy``).
-    var snapshot: IndexSnapshot.Coverage?
+    /// when none could be used or the lines after it have grown (see ``CheckpointPolicy``).
+    var snapshot: IndexCheckpoint.Coverage?
 
     /// The plan for `reading`, for a writer (`writes`) or a reader. `unusedPath` names a file
     /// that does not exist yet (for the damaged file's copy).
@@ -37,7 +37,7 @@ struct JournalRecoveryPlan {
     ) {
         let path = reading.path
         state = reading.state
-        recovery.snapshotNotUsed = reading.snapshotNotUsed
+        recovery.checkpointNotUsed = reading.checkpointNotUsed
         if reading.hasTemporaryFile && writes {
             removesTemporaryFile = true
             recovery.removedTemporaryFile = true
@@ -103,8 +103,8 @@ struct JournalRecoveryPlan {
         // Without damage before it, the torn line starts where the last good line ends.
         action = .append(cuttingTailTo: scan.tornTail?.offset)
         if let header = reading.header, let id = header.id,
-           SnapshotPolicy.wantsSnapshot(afterReplaying: scan.goodLength - (reading.resumedAt?.offset ?? 0), resumedAt: reading.resumedAt?.offset, options: options) {
-            snapshot = IndexSnapshot.Coverage(
+           CheckpointPolicy.wantsSnapshot(afterReplaying: scan.goodLength - (reading.resumedAt?.offset ?? 0), resumedAt: reading.resumedAt?.offset, options: options) {
+            snapshot = IndexCheckpoint.Coverage(
                 schemaVersion: header.schemaVersion, journalID: id, length: scan.goodLength,
                 lines: reading.goodLines, lastSequence: scan.lastSequence, lastLineOffset: scan.lastGoodLineStart
             )

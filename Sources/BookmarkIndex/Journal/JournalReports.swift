@@ -39,7 +39,7 @@ public struct JournalRecoveryReport: Sendable, Hashable {
     /// Why the index snapshot beside the journal was not used (and the journal was read whole
     /// instead), when there was one. Nothing is lost when a snapshot is not used: it is a cache
     /// of the journal, rewritten at the next compaction. Not counted by ``isClean``.
-    public var snapshotNotUsed: String?
+    public var checkpointNotUsed: String?
 
     /// Whether opening changed nothing.
     public var isClean: Bool {
@@ -72,10 +72,10 @@ public struct JournalHealthReport: Sendable, Hashable {
     /// What the open of this journal repaired, when the report comes from an open store.
     public var recovery: JournalRecoveryReport?
     /// The index snapshot beside the journal; `nil` when there is none.
-    public var snapshot: JournalSnapshotReport?
+    public var checkpoint: JournalCheckpointReport?
     /// What the next open (without salvage) would repair, as the open itself plans it; `nil`
-    /// when it would refuse (see ``nextOpenRefuses``). Its ``JournalRecoveryReport/snapshotNotUsed``
-    /// is left out: `verify` reads the journal whole, and ``snapshot`` says what open would
+    /// when it would refuse (see ``nextOpenRefuses``). Its ``JournalRecoveryReport/checkpointNotUsed``
+    /// is left out: `verify` reads the journal whole, and ``checkpoint`` says what open would
     /// make of the index snapshot.
     public var nextOpen: JournalRecoveryReport?
     /// Why the next open (without salvage) would refuse, when it would: damage, or a newer
@@ -84,13 +84,13 @@ public struct JournalHealthReport: Sendable, Hashable {
 
     /// Whether the journal reads back completely: no damage and no torn tail.
     public var isHealthy: Bool {
-        damage.isEmpty && tornTail == nil && schemaVersion != nil && (snapshot?.agreesWithJournal ?? true)
+        damage.isEmpty && tornTail == nil && schemaVersion != nil && (checkpoint?.agreesWithJournal ?? true)
     }
 }
 
 /// What ``JournalStorage/verify(directory:fileSystem:migrations:pool:)`` found of the index snapshot:
 /// the cache of the journal's first lines that open reads instead of replaying them.
-public struct JournalSnapshotReport: Sendable, Hashable {
+public struct JournalCheckpointReport: Sendable, Hashable {
     /// The bytes of the journal the snapshot covers, when it could be read.
     public var coveredBytes: Int?
     /// Why open would not use the snapshot (and read the journal whole); `nil` when it would.

@@ -67,7 +67,7 @@ struct JournalScanner {
         var lastLineOffset: Int
 
         /// Resuming after the lines `coverage` says an index snapshot covers.
-        init(_ coverage: IndexSnapshot.Coverage, header: JournalCodec.Header) {
+        init(_ coverage: IndexCheckpoint.Coverage, header: JournalCodec.Header) {
             self.header = header
             offset = coverage.length
             lines = coverage.lines

@@ -77,7 +77,7 @@ extension JournalStorage {
             throw error
         }
         let installed = try lane.runBlocking { try self.switchToCompactedFile(pending) }
-        SnapshotPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+        CheckpointPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
     }
 
     /// Writes `state` as a complete journal to the temporary file and fsyncs it, leaving it open
@@ -145,7 +145,7 @@ extension JournalStorage {
                 throw BookmarkIndexError(.io, "Could not reset \(journalPath); the journal is unchanged.", underlying: error)
             }
             try writer.reopen(after: directory, length: installed.length, compactedLength: installed.length, nextSequence: installed.nextSequence)
-            SnapshotPolicy.refreshSnapshot(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+            CheckpointPolicy.refreshSnapshot(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
         }
     }
 

@@ -27,8 +27,8 @@ extension JournalStorage {
             // complete and authoritative.
             try fileSystem.removeItem(atPath: directory + "/" + temporaryFileName)
         }
-        if reading.migratingFrom == nil && fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.temporaryFileName) {
-            try? fileSystem.removeItem(atPath: directory + "/" + IndexSnapshot.temporaryFileName)
+        if reading.migratingFrom == nil && fileSystem.fileExists(atPath: directory + "/" + IndexCheckpoint.temporaryFileName) {
+            try? fileSystem.removeItem(atPath: directory + "/" + IndexCheckpoint.temporaryFileName)
         }
         switch plan.action {
         case .refuse(let error):
@@ -52,7 +52,7 @@ extension JournalStorage {
                 throw error
             }
             if let coverage = plan.snapshot {
-                SnapshotPolicy.refreshSnapshot(plan.state, coverage: coverage, directory: directory, options: options)
+                CheckpointPolicy.refreshSnapshot(plan.state, coverage: coverage, directory: directory, options: options)
             }
             return Opened(file: file, length: scan.goodLength, nextSequence: scan.lastSequence + 1, state: plan.state, recovery: plan.recovery)
         }

@@ -24,7 +24,7 @@ extension JournalStorage {
         /// whole (compaction, migration, salvage), or opened without a usable one or with more
         /// lines after it than this and a quarter of what it covers, so that the next open reads
         /// the snapshot instead of replaying the lines it covers. `Int.max` turns snapshots off.
-        public var snapshotMinimumBytes = 1 << 20
+        public var checkpointMinimumBytes = 1 << 20
         /// The schema migrations to apply to an older journal.
         public var migrations = JournalMigrationPlan.production
         /// The file system; tests substitute one that injects faults.

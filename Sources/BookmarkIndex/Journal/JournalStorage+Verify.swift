@@ -73,7 +73,7 @@ extension JournalStorage {
             }
         }
         report.tornTail = reading.scan?.tornTail
-        report.snapshot = try verifySnapshot(
+        report.checkpoint = try verifySnapshot(
             directory: directory, header: readableHeader, journalState: reading.state,
             journalLength: reading.scan?.length ?? 0, fileSystem: fileSystem, pool: options.ioPool, migrating: reading.migratingFrom != nil
         )
@@ -91,29 +91,29 @@ extension JournalStorage {
         fileSystem: any JournalFileSystem,
         pool: IOThreadPool,
         migrating: Bool
-    ) throws -> JournalSnapshotReport? {
-        guard fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName) else { return nil }
+    ) throws -> JournalCheckpointReport? {
+        guard fileSystem.fileExists(atPath: directory + "/" + IndexCheckpoint.fileName) else { return nil }
         guard let header, !migrating else {
-            return JournalSnapshotReport(notUsedBecause: "the journal's header is unreadable or at an older schema", agreesWithJournal: true)
+            return JournalCheckpointReport(notUsedBecause: "the journal's header is unreadable or at an older schema", agreesWithJournal: true)
         }
         guard let journal = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return nil }
         defer { try? fileSystem.close(journal) }
-        switch SnapshotPolicy.usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
+        switch CheckpointPolicy.usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
         case .none:
             return nil
         case .unusable(let reason):
-            return JournalSnapshotReport(notUsedBecause: reason, agreesWithJournal: true)
+            return JournalCheckpointReport(notUsedBecause: reason, agreesWithJournal: true)
         case .usable(var state, let coverage):
             // Written since the journal was read (a writer compacted or reopened meanwhile): it
             // covers lines this check did not read, so there is nothing to compare it with.
             guard coverage.length <= journalLength else {
-                return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: true)
+                return JournalCheckpointReport(coveredBytes: coverage.length, agreesWithJournal: true)
             }
             let resume = JournalScanner.Resume(coverage, header: header)
             _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, pool: pool, resume: resume, limit: journalLength) { event in
                 if case .batch(_, let changes, _, _) = event { state.apply(changes) }
             }
-            return JournalSnapshotReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
+            return JournalCheckpointReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
         }
     }
 
@@ -135,7 +135,7 @@ extension JournalStorage {
         defer { try? fileSystem.close(lock) }
         try fileSystem.removeItem(atPath: path + "/" + temporaryFileName)
         try fileSystem.removeItem(atPath: path + "/" + journalFileName)
-        for snapshot in [IndexSnapshot.fileName, IndexSnapshot.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + snapshot) {
+        for snapshot in [IndexCheckpoint.fileName, IndexCheckpoint.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + snapshot) {
             try fileSystem.removeItem(atPath: path + "/" + snapshot)
         }
         try fileSystem.synchronizeDirectory(atPath: path)

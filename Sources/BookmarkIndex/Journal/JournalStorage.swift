@@ -18,7 +18,7 @@ import Synchronization
 ///   journal, and the directory fsynced; a crash at any step leaves the complete old or the
 ///   complete new journal. Automatic once the journal outgrows its threshold; on demand through
 ///   ``BookmarksIndexStore/compact()``.
-/// - **Index snapshot**: for journals of at least ``Options/snapshotMinimumBytes``, compaction
+/// - **Index snapshot**: for journals of at least ``Options/checkpointMinimumBytes``, compaction
 ///   also writes `index.snapshot`, the in-memory index as raw arrays; open reads it and replays
 ///   only the lines after it, and ignores one that is damaged or of another journal. It is a
 ///   cache: the journal stays the only record.
@@ -44,7 +44,7 @@ public final class JournalStorage: CompactableStorage {
     /// The index snapshot's file name inside the store directory: a cache of the journal's
     /// first lines that open reads instead of replaying them (see the "Journal format" article).
     /// Deleting it loses nothing; the next open reads the journal whole.
-    public static let snapshotFileName = IndexSnapshot.fileName
+    public static let checkpointFileName = IndexCheckpoint.fileName
     static let temporaryFileName = "journal.jsonl.tmp"
     static let lockFileName = "LOCK"
     /// Upsert changes per line when compaction writes the live state.

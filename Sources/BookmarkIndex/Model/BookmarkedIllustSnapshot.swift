@@ -21,7 +21,7 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
     /// The artist's display name.
     public var artistName: String
     /// The artwork's tags, in Pixiv's order.
-    public var tags: [TagRef]
+    public var tags: [ArtworkTag]
     /// The square-medium thumbnail URL, as Pixiv sends it.
     public var thumbnailURL: String?
     /// How many pages the work has.
@@ -49,7 +49,7 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
         type: IllustType = .illust,
         artistID: Int = 0,
         artistName: String = "",
-        tags: [TagRef] = [],
+        tags: [ArtworkTag] = [],
         thumbnailURL: String? = nil,
         pageCount: Int = 1,
         width: Int = 0,

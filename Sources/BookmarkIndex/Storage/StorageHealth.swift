@@ -46,7 +46,7 @@ extension StorageHealth {
         if report.schemaVersion == nil, report.damage.isEmpty {
             problems.append("\(report.path): the header is unreadable")
         }
-        if let snapshot = report.snapshot, !snapshot.agreesWithJournal {
+        if let snapshot = report.checkpoint, !snapshot.agreesWithJournal {
             problems.append("\(report.path): the index snapshot disagrees with the journal; delete it (it is a cache)")
         }
         self.init(

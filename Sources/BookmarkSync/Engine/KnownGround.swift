@@ -83,7 +83,7 @@ extension ListSyncRecord {
     /// the delta must place, and what lies below the walk's position the walk will place. Once
     /// a delta has completed during the walk, the ground that delta left is the newer proof.
     func groundForDelta(lastDeltaSync: Date?) -> KnownGround? {
-        guard let walk = fullSyncCursor, let walkGround = walk.groundAfterFirstPage else { return knownGround }
+        guard let walk = fullWalkPosition, let walkGround = walk.groundAfterFirstPage else { return knownGround }
         if let knownGround, let lastDeltaSync, lastDeltaSync >= walk.startedAt { return knownGround }
         return walkGround
     }

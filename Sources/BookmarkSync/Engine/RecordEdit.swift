@@ -29,7 +29,7 @@ struct RecordEdit: Sendable {
         var record = record
         if let pause { record.pause = pause }
         if clearsCursors {
-            record.fullSyncCursor = nil
+            record.fullWalkPosition = nil
             record.deltaCursor = nil
         }
         if let pacing { record.pacing = pacing }

@@ -69,7 +69,7 @@ extension SyncStateMachine {
             return nil
         }
         var pages = max(1, configuration.pages(holding: bookmarks))
-        if let cursor = list.record.fullSyncCursor { pages = max(1, pages.saturatingSubtract(cursor.pagesFetched)) }
+        if let cursor = list.record.fullWalkPosition { pages = max(1, pages.saturatingSubtract(cursor.pagesFetched)) }
         let requests = pages.saturatingAdd(1)
         guard let limit = configuration.dailyLimit(for: .full) else {
             return FullWalkCost(bookmarks: bookmarks, basis: basis, requests: requests, duration: budget.timeFor(requests: requests, now: now.instant), requestsLeftToday: nil)

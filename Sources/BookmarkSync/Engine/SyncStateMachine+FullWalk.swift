@@ -9,7 +9,7 @@ extension SyncStateMachine {
     /// their old order below them, at every moment of the walk, paused or not.
     func startWalk(_ job: inout Job, record: ListSyncRecord, list: ListFacts, now: SyncMoment) {
         job.needsTotal = true
-        if let cursor = record.fullSyncCursor {
+        if let cursor = record.fullWalkPosition {
             job.walk = cursor
             job.pagesFetched = cursor.pagesFetched
             job.next = .nextPage(cursor.nextPage, job.restrict)
@@ -22,7 +22,7 @@ extension SyncStateMachine {
             let first = roomAbove
                 ? ServerOrder.deltaOrder(index: 0, above: bounds?.newest)
                 : ServerOrder.walkOrder(index: 0, below: bounds?.oldest)
-            job.walk = FullSyncCursor(
+            job.walk = FullWalkPosition(
                 nextPage: "", startedAt: now.date, pagesFetched: 0,
                 nextServerOrder: first, firstServerOrder: first, placesRowsAbove: roomAbove
             )
@@ -61,7 +61,7 @@ extension PageWork {
         walk.pagesFetched = job.pagesFetched
         if let token = page.nextPage {
             walk.nextPage = token
-            record.fullSyncCursor = walk
+            record.fullWalkPosition = walk
             job.next = .nextPage(token, restrict)
             job.walk = walk
             return false
@@ -70,7 +70,7 @@ extension PageWork {
         where isPrunable(row, walk: walk, seenOnLastPage: seen, recordedInApp: record.bookmarkedInApp) {
             changes.append(.remove(row.key))
         }
-        record.fullSyncCursor = nil
+        record.fullWalkPosition = nil
         // A delta completed while the walk waited for the day's budget left the newer proof.
         let deltaDuringWalk = metadata.lastDeltaSync.map { $0 >= walk.startedAt } ?? false
         if !(deltaDuringWalk && record.knownGround != nil) { record.knownGround = walk.groundAfterFirstPage }
@@ -89,7 +89,7 @@ extension PageWork {
     /// ran, whatever the clock did meanwhile. Walks begun by earlier versions placed theirs
     /// below the oldest: there a row outside the walk's orders is pruned when it was not seen,
     /// or written by the app, since the walk began.
-    private func isPrunable(_ row: IndexedBookmark, walk: FullSyncCursor, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
+    private func isPrunable(_ row: IndexedBookmark, walk: FullWalkPosition, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
         guard !seenOnLastPage.contains(row.illust.id), recordedInApp[row.illust.id] == nil else { return false }
         if walk.placesRowsAbove {
             return row.serverOrder <= walk.nextServerOrder

@@ -16,7 +16,7 @@ extension SyncStateMachine {
     func plan(_ intent: Intent, list: ListFacts, now: SyncMoment, restrict: Restrict) -> Plan {
         let (metadata, record) = (list.metadata, list.record)
         let cursorRejected = memory[restrict]?.cursorRejected == true
-        let walkCursor = cursorRejected ? nil : record.fullSyncCursor
+        let walkCursor = cursorRejected ? nil : record.fullWalkPosition
         switch intent {
         case .manual:
             if walkCursor == nil, let last = metadata.lastFullSync,

@@ -81,7 +81,7 @@ struct SyncStateMachine: Sendable {
         var needsTotal = false
         var pagesFetched = 0
         /// Full walk: the cursor as of the last page.
-        var walk: FullSyncCursor?
+        var walk: FullWalkPosition?
         /// Delta: where it stands.
         var delta: DeltaCursor?
         var latest: BookmarkedIllustSnapshot?
@@ -224,7 +224,7 @@ struct SyncStateMachine: Sendable {
         }
         // A walk parked for the day's budget goes on by itself; only a delta runs meanwhile.
         if memory[restrict]?.parkedWalk != nil, planned != .run(.delta) { return .alreadyScheduled }
-        if planned == .run(.delta), memory[restrict]?.parkedWalk == nil, facts[restrict].record.fullSyncCursor != nil {
+        if planned == .run(.delta), memory[restrict]?.parkedWalk == nil, facts[restrict].record.fullWalkPosition != nil {
             // A walk an earlier process left waiting for the day's budget: parked here, it
             // resumes by itself once the day allows, after this delta.
             var walk = Job(restrict: restrict, intent: .auto)
@@ -315,7 +315,7 @@ struct SyncStateMachine: Sendable {
         let list = facts[queued.restrict]
         var record = list.record
         if memory[queued.restrict]?.cursorRejected == true {
-            record.fullSyncCursor = nil
+            record.fullWalkPosition = nil
             record.deltaCursor = nil
         }
         if let pause = record.pause, now.date < pause.until { return nil }

@@ -29,7 +29,7 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
     /// The artist; `id` 0 and an empty name for a deleted work.
     public var user: PixivUser
     /// The artwork's tags, in Pixiv's order; empty for a placeholder.
-    public var tags: [PixivTag]
+    public var tags: [PixivArtworkTag]
     /// The drawing tools the artist listed.
     public var tools: [String]
     /// Pixiv's `create_date` as sent, for example `"2024-05-01T12:34:56+09:00"`.
@@ -118,7 +118,7 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
         caption = try c.decodeIfPresent(String.self, forKey: .caption) ?? ""
         restrict = try c.decodeIfPresent(Int.self, forKey: .restrict) ?? 0
         user = try c.decodeIfPresent(PixivUser.self, forKey: .user) ?? PixivUser(id: 0, name: "", account: "")
-        tags = try c.decodeIfPresent([PixivTag].self, forKey: .tags) ?? []
+        tags = try c.decodeIfPresent([PixivArtworkTag].self, forKey: .tags) ?? []
         tools = try c.decodeIfPresent([String].self, forKey: .tools) ?? []
         createDateText = try c.decodeIfPresent(String.self, forKey: .createDate) ?? ""
         pageCount = try c.decodeIfPresent(Int.self, forKey: .pageCount) ?? 1
@@ -323,7 +323,7 @@ public struct PixivUser: Sendable, Hashable, Decodable {
 
 /// An artwork tag: its name and, when Pixiv has one for the request's `Accept-Language`, its
 /// translation (`translated_name` is often `null`).
-public struct PixivTag: Sendable, Hashable, Decodable {
+public struct PixivArtworkTag: Sendable, Hashable, Decodable {
     /// The tag as the artist wrote it.
     public var name: String
     /// Pixiv's translation for the request's `Accept-Language`; `nil` when there is none.

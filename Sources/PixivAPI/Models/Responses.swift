@@ -42,10 +42,10 @@ public struct BookmarkDetail: Sendable, Hashable, Decodable {
     /// The list it is in; `nil` when not bookmarked.
     public var restrict: BookmarkRestrict?
     /// The tags the user could attach, with those attached marked.
-    public var tags: [Tag]
+    public var tags: [BookmarkTag]
 
     /// A candidate bookmark tag.
-    public struct Tag: Sendable, Hashable, Decodable {
+    public struct BookmarkTag: Sendable, Hashable, Decodable {
         /// The tag.
         public var name: String
         /// Whether the tag is attached to this bookmark.
@@ -61,14 +61,14 @@ public struct BookmarkDetail: Sendable, Hashable, Decodable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         isBookmarked = try c.decodeIfPresent(Bool.self, forKey: .isBookmarked) ?? false
         restrict = try c.decodeIfPresent(String.self, forKey: .restrict).flatMap(BookmarkRestrict.init(rawValue:))
-        tags = try c.decodeIfPresent([Tag].self, forKey: .tags) ?? []
+        tags = try c.decodeIfPresent([BookmarkTag].self, forKey: .tags) ?? []
     }
 }
 
 /// One page of the user's own bookmark tags with how many bookmarks carry each.
 public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
     /// A bookmark tag and its use count.
-    public struct Tag: Sendable, Hashable, Decodable {
+    public struct BookmarkTag: Sendable, Hashable, Decodable {
         /// The tag.
         public var name: String
         /// How many bookmarks carry it.
@@ -76,7 +76,7 @@ public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
     }
 
     /// The tags on this page.
-    public var tags: [Tag]
+    public var tags: [BookmarkTag]
     /// The next page, exactly as Pixiv sent it; `nil` on the last page.
     public var nextURL: URL?
 
@@ -85,7 +85,7 @@ public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
     /// Decodes Pixiv's `{"bookmark_tags":[…],"next_url":…}`.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        tags = try c.decode([Tag].self, forKey: .tags)
+        tags = try c.decode([BookmarkTag].self, forKey: .tags)
         nextURL = try decodeNextURL(c, forKey: .nextURL)
     }
 }

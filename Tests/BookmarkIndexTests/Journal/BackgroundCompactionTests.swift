@@ -25,7 +25,7 @@ import Testing
     /// Small thresholds, so the compacted file also gets an index snapshot.
     func options(_ fileSystem: FaultInjectingFileSystem, snapshots: Bool) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
-        options.snapshotMinimumBytes = snapshots ? 1 : Int.max
+        options.checkpointMinimumBytes = snapshots ? 1 : Int.max
         options.ioPool = IOThreadPool(threads: 1)
         return options
     }
@@ -46,7 +46,7 @@ import Testing
         let pending = try? journal.writeCompactedFile(captured)
         for batch in Self.during { append(batch) }
         if let pending, let installed = try? journal.switchToCompactedFile(pending) {
-            SnapshotPolicy.refreshSnapshot(captured, coverage: installed.coverage(schemaVersion: journal.options.migrations.currentVersion), directory: journal.directory, options: journal.options)
+            CheckpointPolicy.refreshSnapshot(captured, coverage: installed.coverage(schemaVersion: journal.options.migrations.currentVersion), directory: journal.directory, options: journal.options)
         } else {
             journal.stopCarrying()
         }

@@ -12,7 +12,7 @@ struct DecodingCacheTests {
     }
 
     /// Decodes `lines` in order with one cache, as a block's decode does.
-    func decode(_ lines: [[UInt8]], cache: inout DecodingCache?) throws -> [[TagRef]] {
+    func decode(_ lines: [[UInt8]], cache: inout DecodingCache?) throws -> [[ArtworkTag]] {
         try lines.map { line in
             guard case .batch(_, let changes) = try line.withUnsafeBytes({ try JournalCodec.decodeVerifiedLine($0, cache: &cache) }),
                   case .upsert(let bookmark) = changes.first else { throw CancellationError() }
@@ -20,7 +20,7 @@ struct DecodingCacheTests {
         }
     }
 
-    func decodeWithoutCache(_ line: [UInt8]) throws -> [TagRef] {
+    func decodeWithoutCache(_ line: [UInt8]) throws -> [ArtworkTag] {
         var none: DecodingCache?
         return try decode([line], cache: &none)[0]
     }
@@ -40,9 +40,9 @@ struct DecodingCacheTests {
         let lines = (texts + texts).enumerated().map { line(tags: $1, id: $0 + 1) }
         let cached = try decode(lines, cache: &cache)
         #expect(try cached == lines.map(decodeWithoutCache))
-        #expect(cached[0] == [TagRef(name: "猫", translatedName: "cat"), TagRef(name: "猫"), TagRef(name: "猫", translatedName: "kitty")])
-        #expect(cached[1] == [TagRef(name: "猫cat"), TagRef(name: "猫", translatedName: "cat")])
-        #expect(cached[3] == [TagRef(name: "猫", translatedName: "c\"at"), TagRef(name: "a\\b")])
+        #expect(cached[0] == [ArtworkTag(name: "猫", translatedName: "cat"), ArtworkTag(name: "猫"), ArtworkTag(name: "猫", translatedName: "kitty")])
+        #expect(cached[1] == [ArtworkTag(name: "猫cat"), ArtworkTag(name: "猫", translatedName: "cat")])
+        #expect(cached[3] == [ArtworkTag(name: "猫", translatedName: "c\"at"), ArtworkTag(name: "a\\b")])
         let normalizations = cached[5].map { Array($0.name.utf8) }
         #expect(normalizations[0] != normalizations[1], "kept byte for byte, not merged")
         #expect(Array(cached[6...]) == Array(cached[..<6]))
@@ -65,7 +65,7 @@ struct DecodingCacheTests {
             #expect(error.message.contains("not valid UTF-8"), "\(error.message)")
         }
         // What the cache knew before is still read right.
-        #expect(try decode([line(tags: #"[["a","b"],["c"]]"#)], cache: &cache)[0] == [TagRef(name: "a", translatedName: "b"), TagRef(name: "c")])
+        #expect(try decode([line(tags: #"[["a","b"],["c"]]"#)], cache: &cache)[0] == [ArtworkTag(name: "a", translatedName: "b"), ArtworkTag(name: "c")])
     }
 
     /// Past its capacity the cache stops remembering; what it does not remember is read.
@@ -74,14 +74,14 @@ struct DecodingCacheTests {
         let lines = (0..<6).map { line(tags: #"[["tag\#($0 % 3)","t\#($0 % 3)"],["x\#($0)"]]"#, id: $0 + 1) }
         let cached = try decode(lines, cache: &cache)
         #expect(try cached == lines.map(decodeWithoutCache))
-        #expect(cached[5] == [TagRef(name: "tag2", translatedName: "t2"), TagRef(name: "x5")])
+        #expect(cached[5] == [ArtworkTag(name: "tag2", translatedName: "t2"), ArtworkTag(name: "x5")])
     }
 
     @Test func rememberedValuesComeBackOnlyForTheirOwnBytes() {
         var cache = DecodingCache()
         let json = Array(#"["a","b"]"#.utf8), prefix = Array(#"["a"]"#.utf8)
-        json.withUnsafeBytes { cache.remember(TagRef(name: "a", translatedName: "b"), for: $0) }
-        #expect(json.withUnsafeBytes { cache.tag(for: $0) } == TagRef(name: "a", translatedName: "b"))
+        json.withUnsafeBytes { cache.remember(ArtworkTag(name: "a", translatedName: "b"), for: $0) }
+        #expect(json.withUnsafeBytes { cache.tag(for: $0) } == ArtworkTag(name: "a", translatedName: "b"))
         #expect(prefix.withUnsafeBytes { cache.tag(for: $0) } == nil)
         let utf8 = Array("名前".utf8)
         utf8.withUnsafeBytes { cache.remember("名前", for: $0) }

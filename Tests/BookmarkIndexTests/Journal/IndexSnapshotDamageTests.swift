@@ -67,7 +67,7 @@ extension IndexSnapshotTests {
             try forgeSnapshot(in: directory, forge)
             let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
             #expect(StateDump(try await journal.load()) == StateDump(model), "\(what)")
-            #expect(journal.recovery.snapshotNotUsed != nil, "\(what)")
+            #expect(journal.recovery.checkpointNotUsed != nil, "\(what)")
             // The next batch gets the number after the journal's last: the journal stays whole.
             let extra = generatedBatch(first: 7_000, count: 1)
             try await journal.append(extra)
@@ -97,7 +97,7 @@ extension IndexSnapshotTests {
         }
         let report = try await JournalStorage.verify(directory: directory.url, fileSystem: racing)
         #expect(opens.withLock { $0 } >= 2)
-        #expect(report.snapshot?.agreesWithJournal == true)
+        #expect(report.checkpoint?.agreesWithJournal == true)
         #expect(report.isHealthy)
         try await writer.close()
     }
@@ -108,7 +108,7 @@ extension IndexSnapshotTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var options = snapshotOptions()
-        options.snapshotMinimumBytes = 1_024
+        options.checkpointMinimumBytes = 1_024
         _ = try await compactedJournal(in: directory, seed: 23, count: 40, options: options)
         let opens = Mutex(0)
         let batches = randomBatches(seed: 24, count: 60, firstStep: 40)
@@ -122,9 +122,9 @@ extension IndexSnapshotTests {
             try? JournalStorage(opening: directory.url, options: options).closeNow()
         }
         let report = try await JournalStorage.verify(directory: directory.url, fileSystem: racing)
-        let rewritten = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
+        let rewritten = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         #expect(rewritten.length > report.bytes, "the snapshot was rewritten to cover the new lines")
-        #expect(report.snapshot?.agreesWithJournal == true)
+        #expect(report.checkpoint?.agreesWithJournal == true)
         #expect(report.isHealthy)
     }
 
@@ -152,9 +152,9 @@ extension IndexSnapshotTests {
             // A reader leaves the damaged snapshot in place for verify.
             let journal = try await JournalReader.open(directory: directory.url, options: snapshotOptions())
             #expect(StateDump(try await journal.load()) == StateDump(model), "\(what)")
-            #expect(journal.recovery.snapshotNotUsed != nil, "\(what)")
+            #expect(journal.recovery.checkpointNotUsed != nil, "\(what)")
             let report = try await JournalStorage.verify(directory: directory.url)
-            #expect(report.snapshot?.notUsedBecause != nil, "\(what)")
+            #expect(report.checkpoint?.notUsedBecause != nil, "\(what)")
             #expect(report.isHealthy, "\(what): a snapshot that is not used is harmless")
         }
     }
@@ -178,7 +178,7 @@ extension IndexSnapshotTests {
         let expected = try await replayed(Array(bytes.dropLast(5)))
 
         let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
-        #expect(journal.recovery.snapshotNotUsed?.contains("does not end its lines where the index snapshot says") == true)
+        #expect(journal.recovery.checkpointNotUsed?.contains("does not end its lines where the index snapshot says") == true)
         #expect(journal.recovery.truncatedTail != nil)
         #expect(StateDump(try await journal.load()) == StateDump(expected))
         #expect(StateDump(expected) != StateDump(states[0]), "the cut removed a batch")
@@ -241,17 +241,17 @@ extension IndexSnapshotTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let model = try await compactedJournal(in: directory, seed: 13, count: 40)
-        #expect(try await JournalStorage.verify(directory: directory.url).snapshot?.agreesWithJournal == true)
+        #expect(try await JournalStorage.verify(directory: directory.url).checkpoint?.agreesWithJournal == true)
 
         // A well-formed snapshot of a different index that claims the same journal: only a
         // bug could write one, and verify is what would catch it.
-        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
+        let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         var other = model
         other.apply(generatedBatch(first: 5_000, count: 1))
-        try IndexSnapshot.write(other, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
+        try IndexCheckpoint.write(other, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
         let report = try await JournalStorage.verify(directory: directory.url)
-        #expect(report.snapshot?.agreesWithJournal == false)
-        #expect(report.snapshot?.notUsedBecause == nil)
+        #expect(report.checkpoint?.agreesWithJournal == false)
+        #expect(report.checkpoint?.notUsedBecause == nil)
         #expect(!report.isHealthy)
     }
 

@@ -15,12 +15,12 @@ struct IndexSnapshotTests {
         fileSystem: any JournalFileSystem = PosixFileSystem()
     ) -> JournalStorage.Options {
         var options = journalOptions(durability: durability, fileSystem: fileSystem)
-        options.snapshotMinimumBytes = 0
+        options.checkpointMinimumBytes = 0
         return options
     }
 
     var snapshotPath: (TemporaryDirectory) -> String {
-        { $0.url.path + "/" + JournalStorage.snapshotFileName }
+        { $0.url.path + "/" + JournalStorage.checkpointFileName }
     }
 
     /// Appends `count` random batches (from `seed`) to the journal in `directory`, compacts it
@@ -92,10 +92,10 @@ struct IndexSnapshotTests {
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         var state = BookmarkIndexState()
         for batch in randomBatches(seed: seed, count: 400) { state.apply(batch) }
-        let coverage = IndexSnapshot.Coverage(schemaVersion: 1, journalID: 0xFEED, length: 123, lines: 9, lastSequence: 8, lastLineOffset: 100)
-        try IndexSnapshot.write(state, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
+        let coverage = IndexCheckpoint.Coverage(schemaVersion: 1, journalID: 0xFEED, length: 123, lines: 9, lastSequence: 8, lastLineOffset: 100)
+        try IndexCheckpoint.write(state, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
 
-        var (read, readCoverage) = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared))
+        var (read, readCoverage) = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared))
         #expect(readCoverage == coverage)
         expectSameQueries(read, state, "as read")
         // Free slots, order stamps, arena garbage: the internals go on working after a read.
@@ -118,24 +118,24 @@ struct IndexSnapshotTests {
         }
         state.apply(.upsert(row(30, tags: [], order: 30, vanished: .unviewable, seen: 3_000)))
         #expect(state.count(in: .public, matching: BookmarkFilter(visibility: .vanished)) == VanishReason.allCases.count + 1)
-        let coverage = IndexSnapshot.Coverage(schemaVersion: 2, journalID: 7, length: 50, lines: 2, lastSequence: 1, lastLineOffset: 20)
-        try IndexSnapshot.write(state, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
-        let read = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).state
+        let coverage = IndexCheckpoint.Coverage(schemaVersion: 2, journalID: 7, length: 50, lines: 2, lastSequence: 1, lastLineOffset: 20)
+        try IndexCheckpoint.write(state, coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
+        let read = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).state
         let kept = try #require(read.bookmark(for: BookmarkKey(illustID: 2, restrict: .public)))
         #expect(kept.illust.vanishReason == .myPixivOnly && kept.vanishedAt == Date(timeIntervalSince1970: 2_001))
         #expect(kept.illust.title == "作品 2" && kept.illust.tags.map(\.name) == ["t2", "common"])
         #expect(read.bookmark(for: BookmarkKey(illustID: 30, restrict: .public))?.vanishedAt == nil)
         expectSameQueries(read, state, "as read")
-        #expect(read.tagHistogram(in: .public, visibility: .vanished).first == TagCount(name: "common", count: VanishReason.allCases.count))
+        #expect(read.tagHistogram(in: .public, visibility: .vanished).first == ArtworkTagCount(name: "common", count: VanishReason.allCases.count))
     }
 
     @Test func anEmptyIndexRoundTrips() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        let coverage = IndexSnapshot.Coverage(schemaVersion: 1, journalID: 1, length: 10, lines: 1, lastSequence: 0, lastLineOffset: 0)
-        try IndexSnapshot.write(BookmarkIndexState(), coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
-        let read = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared))
+        let coverage = IndexCheckpoint.Coverage(schemaVersion: 1, journalID: 1, length: 10, lines: 1, lastSequence: 0, lastLineOffset: 0)
+        try IndexCheckpoint.write(BookmarkIndexState(), coverage: coverage, directory: directory.url.path, fileSystem: PosixFileSystem())
+        let read = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared))
         #expect(StateDump(read.state) == StateDump(BookmarkIndexState()))
     }
 
@@ -158,7 +158,7 @@ struct IndexSnapshotTests {
             try await journal.close()
         }
         #expect(FileManager.default.fileExists(atPath: snapshotPath(directory)))
-        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
+        let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         let compactedLength = coverage.length
         let journalLength = directory.journalBytes().count
         #expect(compactedLength < journalLength)
@@ -166,7 +166,7 @@ struct IndexSnapshotTests {
         let counting = ReadCountingFileSystem()
         let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions(fileSystem: counting))
         expectSameQueries(try await journal.load(), model, "after open")
-        #expect(journal.recovery.snapshotNotUsed == nil)
+        #expect(journal.recovery.checkpointNotUsed == nil)
         #expect(journal.recovery.isClean)
         // The header line, the last line the snapshot covers (checked to be the batch it says),
         // and the lines after it.
@@ -193,11 +193,11 @@ struct IndexSnapshotTests {
                 try await store!.close()
                 store = try await BookmarksIndexStore.open(directory: directory.url, options: options)
                 let health = try await store!.journalReport()
-                #expect(health.recovery?.snapshotNotUsed == nil, "reopen after batch \(index)")
-                #expect(health.snapshot?.agreesWithJournal == true)
-                #expect(health.snapshot?.notUsedBecause == nil)
+                #expect(health.recovery?.checkpointNotUsed == nil, "reopen after batch \(index)")
+                #expect(health.checkpoint?.agreesWithJournal == true)
+                #expect(health.checkpoint?.notUsedBecause == nil)
                 #expect(health.isHealthy)
-                expectSameQueries(await store!.snapshot, model, "reopen after batch \(index)")
+                expectSameQueries(await store!.state, model, "reopen after batch \(index)")
             }
         }
         try await store!.close()
@@ -209,10 +209,10 @@ struct IndexSnapshotTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var options = snapshotOptions()
-        options.snapshotMinimumBytes = 4 * 1024
+        options.checkpointMinimumBytes = 4 * 1024
         var model = try await compactedJournal(in: directory, seed: 18, count: 200, options: options)
         func coveredLength() throws -> Int {
-            try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage.length
+            try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage.length
         }
         let compacted = try coveredLength()
 
@@ -248,7 +248,7 @@ struct IndexSnapshotTests {
         countingOptions.fileSystem = counting
         let journal = try await JournalStorage.open(directory: directory.url, options: countingOptions)
         expectSameQueries(try await journal.load(), model, "after the refreshed snapshot")
-        let refreshed = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
+        let refreshed = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         #expect(counting.bytesRead(of: directory.journalPath) <= 4 * 1024 + refreshed.length - refreshed.lastLineOffset, "the header and the last line the snapshot covers")
         try await journal.close()
     }
@@ -270,13 +270,13 @@ struct IndexSnapshotTests {
         let counting = ReadCountingFileSystem()
         let reopened = try await JournalStorage.open(directory: directory.url, options: snapshotOptions(fileSystem: counting))
         expectSameQueries(try await reopened.load(), model, "with the old snapshot")
-        #expect(reopened.recovery.snapshotNotUsed?.contains("another journal") == true)
+        #expect(reopened.recovery.checkpointNotUsed?.contains("another journal") == true)
         #expect(counting.bytesRead(of: snapshotPath(directory)) < 1_024, "turned down on its header, before its sections")
         #expect(reopened.recovery.isClean, "a snapshot not used loses nothing")
         try await reopened.close()
         // That open wrote a snapshot of the journal it read, which the next one uses.
         let again = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
-        #expect(again.recovery.snapshotNotUsed == nil)
+        #expect(again.recovery.checkpointNotUsed == nil)
         expectSameQueries(try await again.load(), model, "with the rewritten snapshot")
         try await again.close()
     }
@@ -285,7 +285,7 @@ struct IndexSnapshotTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var options = journalOptions(durability: .none)
-        options.snapshotMinimumBytes = 8 * 1024
+        options.checkpointMinimumBytes = 8 * 1024
         let journal = try await JournalStorage.open(directory: directory.url, options: options)
         var model = BookmarkIndexState()
         let small = generatedBatch(first: 0, count: 3)
@@ -338,13 +338,13 @@ struct IndexSnapshotTests {
         let swapped = Mutex(false)
         // The "writer" renames its new journal in just as the reader turns to the snapshot.
         let racing = ReadCountingFileSystem { path in
-            guard path.hasSuffix(JournalStorage.snapshotFileName), !swapped.withLock({ $0 }) else { return }
+            guard path.hasSuffix(JournalStorage.checkpointFileName), !swapped.withLock({ $0 }) else { return }
             swapped.withLock { $0 = true }
             _ = rename(replacementPath, journalPath)
         }
         let reader = try await JournalReader.open(directory: directory.url, options: snapshotOptions(fileSystem: racing))
         #expect(swapped.withLock { $0 })
-        #expect(reader.recovery.snapshotNotUsed == nil)
+        #expect(reader.recovery.checkpointNotUsed == nil)
         #expect(StateDump(try await reader.load()) == StateDump(model), "the file it started reading, snapshot and lines after it")
     }
 
@@ -363,7 +363,7 @@ struct IndexSnapshotTests {
 
         // While the writer holds the store, as `bookmarks list` reads a store being synced.
         let reader = try await JournalReader.open(directory: directory.url, options: snapshotOptions())
-        #expect(reader.recovery.snapshotNotUsed == nil)
+        #expect(reader.recovery.checkpointNotUsed == nil)
         #expect(StateDump(try await reader.load()) == StateDump(model))
         #expect(try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory))) == snapshotBefore)
         #expect(directory.journalFingerprint() == journalBefore)

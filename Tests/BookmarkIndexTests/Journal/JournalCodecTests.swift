@@ -29,7 +29,7 @@ struct JournalCodecTests {
     func stringsRoundTrip(_ text: String) throws {
         let change = BookmarkChange.upsert(IndexedBookmark(
             illust: BookmarkedIllustSnapshot(
-                id: 1, title: text, artistName: text, tags: [TagRef(name: text, translatedName: text), TagRef(name: text)],
+                id: 1, title: text, artistName: text, tags: [ArtworkTag(name: text, translatedName: text), ArtworkTag(name: text)],
                 thumbnailURL: text
             ),
             restrict: .private, serverOrder: -5, firstIndexedAt: Date(), lastSeenAt: Date(timeIntervalSinceReferenceDate: 1.0 / 3.0)
@@ -207,7 +207,7 @@ struct JournalCodecTests {
             return
         }
         #expect(bookmark.illust.title == "café 🌸 \"q\" /")
-        #expect(bookmark.illust.tags == [TagRef(name: "オリジナル", translatedName: "original"), TagRef(name: "solo")])
+        #expect(bookmark.illust.tags == [ArtworkTag(name: "オリジナル", translatedName: "original"), ArtworkTag(name: "solo")])
         #expect(bookmark.lastSeenAt == Date(timeIntervalSinceReferenceDate: 150))
         #expect(bookmark.firstIndexedAt == Date(timeIntervalSinceReferenceDate: -0.25))
         #expect(bookmark.serverOrder == 10)

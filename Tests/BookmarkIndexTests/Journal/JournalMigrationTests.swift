@@ -53,7 +53,7 @@ struct JournalMigrationTests {
         #expect(journal.recovery.migratedFromVersion == 1)
         let state = try await journal.load()
         #expect(state.allBookmarks(in: .public).map(\.illust.id) == [101])
-        #expect(state.bookmark(for: BookmarkKey(illustID: 101, restrict: .public))?.illust.tags == [TagRef(name: "オリジナル"), TagRef(name: "猫")])
+        #expect(state.bookmark(for: BookmarkKey(illustID: 101, restrict: .public))?.illust.tags == [ArtworkTag(name: "オリジナル"), ArtworkTag(name: "猫")])
         #expect(state.allBookmarks(in: .private).map(\.illust.title) == ["秘密"])
         #expect(state.metadata(for: .public).lastFullSync == Date(timeIntervalSinceReferenceDate: 100))
         try await journal.close()

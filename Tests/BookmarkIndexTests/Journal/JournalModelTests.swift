@@ -14,7 +14,7 @@ struct JournalModelTests {
         defer { directory.remove() }
         var options = journalOptions(durability: .none)
         options.compactionMinimumBytes = 64 * 1024
-        options.snapshotMinimumBytes = snapshots ? 0 : .max
+        options.checkpointMinimumBytes = snapshots ? 0 : .max
         var snapshotOpens = 0
         var random = SeededRandom(seed: seed)
         var model = BookmarkIndexState()
@@ -52,10 +52,10 @@ struct JournalModelTests {
                 try await current.close()
                 store = nil
                 let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: options)
-                #expect(StateDump(await reopened.snapshot) == StateDump(model), "after reopen at step \(step)")
+                #expect(StateDump(await reopened.state) == StateDump(model), "after reopen at step \(step)")
                 let health = try await reopened.journalReport()
-                #expect(health.recovery?.snapshotNotUsed == nil, "after reopen at step \(step)")
-                if health.snapshot != nil { snapshotOpens += 1 }
+                #expect(health.recovery?.checkpointNotUsed == nil, "after reopen at step \(step)")
+                if health.checkpoint != nil { snapshotOpens += 1 }
                 store = reopened
                 reopens += 1
             }
@@ -63,7 +63,7 @@ struct JournalModelTests {
         #expect(reopens > 100)
         #expect(snapshots ? snapshotOpens > 50 : snapshotOpens == 0)
         let final = try #require(store)
-        #expect(StateDump(await final.snapshot) == StateDump(model))
+        #expect(StateDump(await final.state) == StateDump(model))
         #expect(try await final.journalReport().isHealthy)
     }
 }

@@ -25,7 +25,7 @@ struct JournalScannerTests {
 
     func writeJournal(in directory: TemporaryDirectory) async throws {
         var options = journalOptions(durability: .none)
-        options.snapshotMinimumBytes = .max
+        options.checkpointMinimumBytes = .max
         options.compactionMinimumBytes = .max
         let journal = try await JournalStorage.open(directory: directory.url, options: options)
         for batch in Self.batches { try await journal.append(batch) }
@@ -43,7 +43,7 @@ struct JournalScannerTests {
         #expect(longest > JournalScanner.blockSize, "a line longer than a block: \(longest) bytes")
 
         var options = journalOptions(durability: .none)
-        options.snapshotMinimumBytes = .max
+        options.checkpointMinimumBytes = .max
         options.ioPool = IOThreadPool(threads: threads)
         let journal = try await JournalStorage.open(directory: directory.url, options: options)
         #expect(StateDump(try await journal.load()) == StateDump(Self.expected))
@@ -62,7 +62,7 @@ struct JournalScannerTests {
         directory.writeJournal(whole + Array(#"{"seq":999,"changes":[{"op":"remo"#.utf8))
 
         var options = journalOptions(durability: .none)
-        options.snapshotMinimumBytes = .max
+        options.checkpointMinimumBytes = .max
         options.ioPool = IOThreadPool(threads: threads)
         let health = try await JournalStorage.verify(directory: directory.url, pool: options.ioPool)
         #expect(health.tornTail?.offset == whole.count)

@@ -54,7 +54,7 @@ struct StateDump: Equatable, CustomStringConvertible {
 func storeOptions(_ fileSystem: any JournalFileSystem, compactAbove bytes: Int = 1 << 20) -> JournalStorage.Options {
     var options = journalOptions(fileSystem: fileSystem)
     options.compactionMinimumBytes = bytes
-    options.snapshotMinimumBytes = .max
+    options.checkpointMinimumBytes = .max
     options.ioPool = IOThreadPool(threads: 2)
     return options
 }

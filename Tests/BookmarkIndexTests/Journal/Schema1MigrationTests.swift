@@ -14,7 +14,7 @@ struct Schema1MigrationTests {
         .appendingPathComponent("Fixtures/schema1-account")
 
     static let original: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.journalFileName).path)) ?? []
-    static let originalSnapshot: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.snapshotFileName).path)) ?? []
+    static let originalSnapshot: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.checkpointFileName).path)) ?? []
 
     static let expected: ExpectedStore? = {
         guard let data = FileManager.default.contents(atPath: fixture.appendingPathComponent("expected.json").path) else { return nil }
@@ -25,7 +25,7 @@ struct Schema1MigrationTests {
     func copyOfTheFixture() throws -> TemporaryDirectory {
         let directory = TemporaryDirectory()
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
-        for name in [JournalStorage.journalFileName, JournalStorage.snapshotFileName] {
+        for name in [JournalStorage.journalFileName, JournalStorage.checkpointFileName] {
             try FileManager.default.copyItem(at: Self.fixture.appendingPathComponent(name), to: directory.url.appendingPathComponent(name))
         }
         return directory
@@ -34,13 +34,13 @@ struct Schema1MigrationTests {
     /// Production options that keep a snapshot of this small journal too.
     func options(fileSystem: any JournalFileSystem = PosixFileSystem()) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
-        options.snapshotMinimumBytes = 0
+        options.checkpointMinimumBytes = 0
         #expect(options.migrations.currentVersion == 4)
         return options
     }
 
     func snapshotBytes(_ directory: TemporaryDirectory) -> [UInt8]? {
-        try? PosixFileSystem().contents(atPath: directory.url.path + "/" + JournalStorage.snapshotFileName)
+        try? PosixFileSystem().contents(atPath: directory.url.path + "/" + JournalStorage.checkpointFileName)
     }
 
     /// Every value of every row and of both lists' metadata is what schema-1 code read; the rows
@@ -70,7 +70,7 @@ struct Schema1MigrationTests {
         #expect(header.contains(#""schema":1"#))
         #expect(Self.original.count == Self.expected?.journal.bytes && Self.originalSnapshot.count == Self.expected?.journal.snapshotBytes)
         #expect(Self.expected?.lists["public"]?.invisibleCount == 12, "deleted and hidden works")
-        #expect(Self.expected?.lists["private"]?.metadata.pause != nil && Self.expected?.lists["private"]?.metadata.fullSyncCursor != nil)
+        #expect(Self.expected?.lists["private"]?.metadata.pause != nil && Self.expected?.lists["private"]?.metadata.fullWalkPosition != nil)
         #expect(Self.expected?.lists["public"]?.metadata.unbookmarkedInApp.isEmpty == false)
     }
 
@@ -80,7 +80,7 @@ struct Schema1MigrationTests {
 
         let journal = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(journal.recovery.migratedFromVersion == 1)
-        #expect(journal.recovery.snapshotNotUsed?.contains("schema version 1") == true, "\(journal.recovery.snapshotNotUsed ?? "nil")")
+        #expect(journal.recovery.checkpointNotUsed?.contains("schema version 1") == true, "\(journal.recovery.checkpointNotUsed ?? "nil")")
         try expectIntact(try await journal.load(), "as migrated")
         try await journal.close()
 
@@ -90,20 +90,20 @@ struct Schema1MigrationTests {
         #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
         let snapshot = try #require(snapshotBytes(directory))
         #expect(snapshot != Self.originalSnapshot)
-        let coverage = try #require(try IndexSnapshot.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
+        let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         #expect(coverage.schemaVersion == 4 && coverage.length == migrated.count)
 
         // It opens without migrating, from the new snapshot, with every value intact.
         let reopened = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(reopened.recovery.isClean)
-        #expect(reopened.recovery.snapshotNotUsed == nil, "the new snapshot is used: \(reopened.recovery.snapshotNotUsed ?? "")")
+        #expect(reopened.recovery.checkpointNotUsed == nil, "the new snapshot is used: \(reopened.recovery.checkpointNotUsed ?? "")")
         try expectIntact(try await reopened.load(), "reopened")
         try await reopened.close()
 
         let report = try await JournalStorage.verify(directory: directory.url)
         #expect(report.isHealthy && report.schemaVersion == 4)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
-        #expect(report.snapshot?.notUsedBecause == nil && report.snapshot?.agreesWithJournal == true)
+        #expect(report.checkpoint?.notUsedBecause == nil && report.checkpoint?.agreesWithJournal == true)
     }
 
     @Test func aStoreOpensItThroughTheUpgradeAndAnswersForItsVanishedWorks() async throws {
@@ -113,7 +113,7 @@ struct Schema1MigrationTests {
         let vanished = await store.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished))
         #expect(vanished.count == 12 && vanished.allSatisfy { $0.illust.vanishReason == .unknown && $0.vanishedAt == nil })
         #expect(await store.tagHistogram(in: .public, visibility: .vanished).isEmpty, "schema 1 kept no content of them")
-        #expect(await store.tagHistogram(in: .public) == store.snapshot.tagHistogram(in: .public, visibility: .all))
+        #expect(await store.tagHistogram(in: .public) == store.state.tagHistogram(in: .public, visibility: .all))
         try await store.close()
         // The default options (snapshots from 1 MiB) drop the old snapshot rather than keep a stale one.
         #expect(snapshotBytes(directory) == nil)
@@ -126,7 +126,7 @@ struct Schema1MigrationTests {
         #expect(report.isHealthy, "\(report.damage)")
         #expect(report.schemaVersion == 1 && report.batches == 6)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
-        #expect(report.snapshot?.notUsedBecause?.contains("older schema") == true)
+        #expect(report.checkpoint?.notUsedBecause?.contains("older schema") == true)
         #expect(directory.journalFingerprint() == fingerprint(Self.original))
         #expect(snapshotBytes(directory) == Self.originalSnapshot)
     }
@@ -135,7 +135,7 @@ struct Schema1MigrationTests {
         let directory = try copyOfTheFixture()
         defer { directory.remove() }
         let journal = try await JournalReader.open(directory: directory.url, options: options())
-        #expect(journal.recovery.migratedFromVersion == 1 && journal.recovery.snapshotNotUsed != nil)
+        #expect(journal.recovery.migratedFromVersion == 1 && journal.recovery.checkpointNotUsed != nil)
         try expectIntact(try await journal.load(), "read-only")
         #expect(directory.journalFingerprint() == fingerprint(Self.original))
         #expect(snapshotBytes(directory) == Self.originalSnapshot)
@@ -273,7 +273,7 @@ struct ExpectedList: Decodable {
     struct Metadata: Decodable, Equatable {
         var lastFullSync: Double?
         var lastDeltaSync: Double?
-        var fullSyncCursor: Cursor?
+        var fullWalkPosition: Cursor?
         var schemaVersion: Int
         /// Illust ID (as a string) → when.
         var unbookmarkedInApp: [String: Double]
@@ -302,7 +302,7 @@ struct ExpectedList: Decodable {
                 return result
             }
             if let cursor = state["cursor"] as? [String: Any] {
-                fullSyncCursor = Cursor(
+                fullWalkPosition = Cursor(
                     nextPage: cursor["next"] as? String ?? "", startedAt: date(cursor["started"]) ?? .nan,
                     pagesFetched: (cursor["pages"] as? NSNumber)?.intValue ?? -1,
                     nextServerOrder: (cursor["order"] as? NSNumber)?.int64Value ?? 0,

@@ -49,7 +49,7 @@ import Testing
             for try await changes in group { all += changes }
             return all.sorted { $0.revision < $1.revision }
         }
-        let finalRevision = await store.snapshot.revision
+        let finalRevision = await store.state.revision
         try await store.close()
         let changes = await received.value
         let compactions = await events.value
@@ -128,7 +128,7 @@ import Testing
         var moved = unchanged
         moved.serverOrder = 10
         try await store.upsert([moved]) // revision 4
-        #expect(await store.snapshot.revision == 4)
+        #expect(await store.state.revision == 4)
         try await store.close()
         let changes = await received.value
         #expect(changes == [IndexChange(revision: 4, publicList: .init(updated: [unchanged.key]))])
@@ -143,7 +143,7 @@ import Testing
         for _ in 0..<20 {
             let change = try #require(await changes.next())
             for key in change.publicList.added { #expect(await store.contains(key)) }
-            #expect(await store.snapshot.revision >= change.revision)
+            #expect(await store.state.revision >= change.revision)
         }
         try await writer.value
         try await store.close()

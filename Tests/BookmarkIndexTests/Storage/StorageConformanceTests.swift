@@ -21,7 +21,7 @@ import Testing
     @Test func journalStorageWithoutFsyncOrSnapshotsConforms() async throws {
         var options = JournalStorage.Options()
         options.durability = .none
-        options.snapshotMinimumBytes = .max
+        options.checkpointMinimumBytes = .max
         options.ioPool = IOThreadPool(threads: 1)
         try await StorageConformance { [options] directory in
             { try await JournalStorage.open(directory: directory, options: options) }

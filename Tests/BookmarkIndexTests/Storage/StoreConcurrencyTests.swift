@@ -68,7 +68,7 @@ import Testing
         #expect(await store.count(in: .private) == 150)
         gate.letGo()
         guard case .compactionFinished = await events.next() else { Issue.record("no compactionFinished"); return }
-        let expected = await store.snapshot
+        let expected = await store.state
         try await store.close()
 
         let reopened = try await JournalStorage.open(directory: directory.url, options: storeOptions(PosixFileSystem()))
@@ -107,10 +107,10 @@ import Testing
         try await write()
         guard case .compactionStarted = await events.next() else { Issue.record("no second compactionStarted"); return }
         guard case .compactionFinished = await events.next() else { Issue.record("the retry did not finish"); return }
-        let expected = await store.snapshot
+        let expected = await store.state
         try await store.close()
         let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(PosixFileSystem()))
-        #expect(StateDump(await reopened.snapshot) == StateDump(expected))
+        #expect(StateDump(await reopened.state) == StateDump(expected))
         #expect(await reopened.count(in: .public) == written * 30)
         try await reopened.close()
     }

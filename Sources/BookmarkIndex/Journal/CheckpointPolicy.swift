@@ -2,19 +2,19 @@ import Foundation
 
 /// When the journal has an index snapshot beside it, and when one may be used: the snapshot is
 /// a cache of the journal's first lines, so every rule here trades time, never data.
-enum SnapshotPolicy {
+enum CheckpointPolicy {
     /// Whether open, having replayed `replayed` bytes of lines after a snapshot covering the
     /// first `resumedAt` bytes (or the whole journal, without one), writes a new snapshot: when
     /// none could be used, or the lines after it have grown past the threshold and a quarter
     /// of what it covers, so that the next open need not replay them all again.
     static func wantsSnapshot(afterReplaying replayed: Int, resumedAt: Int?, options: JournalStorage.Options) -> Bool {
         guard let resumedAt else { return true }
-        return replayed > max(options.snapshotMinimumBytes, resumedAt / 4)
+        return replayed > max(options.checkpointMinimumBytes, resumedAt / 4)
     }
 
     enum SnapshotLookup {
         case none
-        case usable(BookmarkIndexState, IndexSnapshot.Coverage)
+        case usable(BookmarkIndexState, IndexCheckpoint.Coverage)
         case unusable(String)
     }
 
@@ -28,7 +28,7 @@ enum SnapshotPolicy {
         pool: IOThreadPool
     ) -> SnapshotLookup {
         do {
-            let found = try IndexSnapshot.read(directory: directory, fileSystem: fileSystem, pool: pool) { coverage in
+            let found = try IndexCheckpoint.read(directory: directory, fileSystem: fileSystem, pool: pool) { coverage in
                 guard let id = header.id, coverage.journalID == id, coverage.schemaVersion == header.schemaVersion else {
                     return "the index snapshot is of another journal file (one replaced since, by compaction or a reset); the journal was read whole"
                 }
@@ -39,7 +39,7 @@ enum SnapshotPolicy {
             }
             guard let found else { return .none }
             return .usable(found.state, found.coverage)
-        } catch let refused as IndexSnapshot.Refused {
+        } catch let refused as IndexCheckpoint.Refused {
             return .unusable(refused.reason)
         } catch {
             return .unusable("the index snapshot cannot be used (\(error)); the journal was read whole")
@@ -50,7 +50,7 @@ enum SnapshotPolicy {
     /// or `nil` when it is: checksummed, and holding batch `coverage.lastSequence` (the header
     /// when that is 0).
     static func lastCoveredLineProblem(
-        _ coverage: IndexSnapshot.Coverage,
+        _ coverage: IndexCheckpoint.Coverage,
         in journal: JournalFileHandle,
         fileSystem: any JournalFileSystem
     ) throws -> String? {
@@ -72,12 +72,12 @@ enum SnapshotPolicy {
     /// Writes the snapshot of a journal that `coverage` describes, or removes an old one when
     /// the journal is too small to need one. A snapshot is a cache: failing to write one costs
     /// the next open time, nothing else, so failures are not reported.
-    static func refreshSnapshot(_ state: BookmarkIndexState, coverage: IndexSnapshot.Coverage, directory: String, options: JournalStorage.Options) {
+    static func refreshSnapshot(_ state: BookmarkIndexState, coverage: IndexCheckpoint.Coverage, directory: String, options: JournalStorage.Options) {
         let fileSystem = options.fileSystem
-        if coverage.length >= options.snapshotMinimumBytes {
-            try? IndexSnapshot.write(state, coverage: coverage, directory: directory, fileSystem: fileSystem)
-        } else if fileSystem.fileExists(atPath: directory + "/" + IndexSnapshot.fileName) {
-            try? fileSystem.removeItem(atPath: directory + "/" + IndexSnapshot.fileName)
+        if coverage.length >= options.checkpointMinimumBytes {
+            try? IndexCheckpoint.write(state, coverage: coverage, directory: directory, fileSystem: fileSystem)
+        } else if fileSystem.fileExists(atPath: directory + "/" + IndexCheckpoint.fileName) {
+            try? fileSystem.removeItem(atPath: directory + "/" + IndexCheckpoint.fileName)
         }
     }
 }

@@ -16,7 +16,7 @@ import Foundation
 /// sync metadata (as the journal's JSON), then for each list a few counts, its rows (fixed-size
 /// records), free slots, tag arena, tag counts, postings, order and text arena. Every array is written and read
 /// as its raw bytes, so reading is a few large `read`s, the checksums, and bounds checks.
-enum IndexSnapshot {
+enum IndexCheckpoint {
     static let fileName = "index.snapshot"
     static let temporaryFileName = "index.snapshot.tmp"
 
@@ -116,7 +116,7 @@ enum IndexSnapshot {
         }
     }
 
-    private static func encodeTags(_ refs: [TagRef]) -> [UInt8] {
+    private static func encodeTags(_ refs: [ArtworkTag]) -> [UInt8] {
         var bytes: [UInt8] = []
         func append(_ string: String) {
             var string = string
@@ -290,8 +290,8 @@ enum IndexSnapshot {
         return (state, coverage)
     }
 
-    private static func decodeTags(_ bytes: [UInt8]) throws -> [TagRef] {
-        var refs: [TagRef] = []
+    private static func decodeTags(_ bytes: [UInt8]) throws -> [ArtworkTag] {
+        var refs: [ArtworkTag] = []
         var offset = 0
         func string() throws -> String {
             guard offset + 4 <= bytes.count else { throw Unusable(reason: "its tag table is cut short") }
@@ -306,7 +306,7 @@ enum IndexSnapshot {
             guard offset < bytes.count else { throw Unusable(reason: "its tag table is cut short") }
             let hasTranslation = bytes[offset] == 1
             offset += 1
-            refs.append(TagRef(name: name, translatedName: hasTranslation ? try string() : nil))
+            refs.append(ArtworkTag(name: name, translatedName: hasTranslation ? try string() : nil))
         }
         return refs
     }

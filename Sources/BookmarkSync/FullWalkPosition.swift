@@ -3,7 +3,7 @@ import Foundation
 
 /// The saved position of a full walk, so it resumes after a failure or a restart instead of
 /// starting over. Kept in the list's ``ListSyncRecord``.
-public struct FullSyncCursor: Sendable, Hashable {
+public struct FullWalkPosition: Sendable, Hashable {
     /// The source's token for the next page to fetch (for Pixiv, the `next_url` as given).
     public var nextPage: String
     /// When the walk began.

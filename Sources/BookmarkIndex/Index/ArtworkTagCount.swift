@@ -1,5 +1,5 @@
 /// A tag and how many bookmarks of a list (or of a filtered set) carry it.
-public struct TagCount: Sendable, Hashable {
+public struct ArtworkTagCount: Sendable, Hashable {
     /// The tag's name.
     public var name: String
     /// Pixiv's translation of the tag, as most recently seen; `nil` when there is none.

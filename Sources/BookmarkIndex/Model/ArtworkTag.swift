@@ -1,6 +1,6 @@
 /// An artwork tag as Pixiv sends it: its name and, when Pixiv has one for the request's
 /// `Accept-Language`, its translation.
-public struct TagRef: Sendable, Hashable, Codable {
+public struct ArtworkTag: Sendable, Hashable, Codable {
     /// The tag as the artist wrote it, for example `"オリジナル"`.
     public var name: String
     /// Pixiv's translation of the tag, for example `"original"`; `nil` when there is none.
