@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "BookmarkIndex", targets: ["BookmarkIndex"]),
         .library(name: "BookmarkSync", targets: ["BookmarkSync"]),
         .library(name: "BookmarkHost", targets: ["BookmarkHost"]),
+        .library(name: "BookmarkScreen", targets: ["BookmarkScreen"]),
         .library(name: "PixivAPI", targets: ["PixivAPI"]),
         .library(name: "BookmarkIndexTesting", targets: ["BookmarkIndexTesting"]),
         .library(name: "PixivAPITesting", targets: ["PixivAPITesting"]),
@@ -19,6 +20,8 @@ let package = Package(
         .target(name: "BookmarkIndex"),
         .target(name: "BookmarkSync", dependencies: ["BookmarkIndex", "PixivAPI"]),
         .target(name: "BookmarkHost", dependencies: ["BookmarkIndex", "BookmarkSync"]),
+        // The Bookmarks screen's @Observable models, for SwiftUI and for servers alike.
+        .target(name: "BookmarkScreen", dependencies: ["BookmarkIndex", "BookmarkSync"]),
         // Test kits, split by what they depend on: an app's tests of its storage link the index
         // kit alone, not the engine.
         .target(name: "BookmarkIndexTesting", dependencies: ["BookmarkIndex"]),
@@ -35,6 +38,7 @@ let package = Package(
         ),
         .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting", "PixivAPITesting", "BookmarkSyncTesting"]),
         .testTarget(name: "BookmarkHostTests", dependencies: ["BookmarkHost", "BookmarkSync", "PixivAPI", "BookmarkIndexTesting", "PixivAPITesting", "BookmarkSyncTesting"]),
+        .testTarget(name: "BookmarkScreenTests", dependencies: ["BookmarkScreen", "BookmarkSync", "BookmarkIndexTesting", "BookmarkSyncTesting"]),
         .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting", "PixivAPITesting"]),
         // Runs the built `bookmarks` executable as a process; the dependency makes sure it is built.
         .testTarget(name: "BookmarksCLITests", dependencies: ["bookmarks"]),

@@ -7,6 +7,13 @@
 /// own row is removed or moved. Pass a page's ``BookmarkFeedPage/lastCursor`` as `after:` for the
 /// next page down, and its ``BookmarkFeedPage/firstCursor`` as `before:` for the rows that appeared
 /// above it (see ``BookmarksIndexStore/bookmarks(in:matching:after:limit:)``).
+///
+/// A sync can move rows it reads again: a delta places every row of the pages it reads anew on
+/// top, in Pixiv's order, and a full walk places the pages it has walked above the rows it has
+/// not reached yet. The order of the rows stays Pixiv's, but a cursor taken before such a write
+/// names the old place, which can now lie below rows that were above it. A feed that must stay
+/// at a row across syncs finds the row again by its key (as `BookmarkFeed` in BookmarkScreen
+/// does) and takes its cursor now.
 public struct BookmarkCursor: Sendable, Hashable, Codable {
     /// The row's ``IndexedBookmark/serverOrder``.
     public var serverOrder: Int64
