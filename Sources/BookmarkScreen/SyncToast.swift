@@ -92,7 +92,9 @@ public final class SyncToast {
     /// Follows the engine's status until the calling task is cancelled or the engine shuts down.
     public func observe() async {
         for await status in await engine.statusUpdates(bufferingPolicy: .bufferingNewest(1)) {
-            apply(status)
+            // O(1) each: what a finished row says.
+            let counts = await [Restrict.public: engine.store.count(in: .public), .private: engine.store.count(in: .private)]
+            apply(status, indexedCounts: counts)
         }
     }
 
@@ -103,10 +105,11 @@ public final class SyncToast {
         rows.removeAll { $0.list == list }
     }
 
-    /// Turns a status into rows; internal so tests can feed statuses in order.
-    func apply(_ status: SyncStatus) {
+    /// Turns a status, and how many bookmarks each list holds, into rows; internal so tests can
+    /// feed statuses in order.
+    func apply(_ status: SyncStatus, indexedCounts: [Restrict: Int]) {
         for list in [Restrict.public, .private] {
-            let next = nextPhase(status[list], list: list, current: phases[list])
+            let next = nextPhase(status[list], list: list, count: indexedCounts[list] ?? 0)
             // A dismissed row comes back when its list does something else, not on every page.
             if next.map(Self.kind) != phases[list].map(Self.kind) { dismissed.remove(list) }
             phases[list] = next
@@ -118,10 +121,11 @@ public final class SyncToast {
         self.status = status
     }
 
-    private func nextPhase(_ status: ListSyncStatus, list: Restrict, current: Phase?) -> Phase? {
+    private func nextPhase(_ status: ListSyncStatus, list: Restrict, count: Int) -> Phase? {
+        let current = phases[list]
         if let phase = Self.phase(of: status) {
             if case .syncing(let progress) = phase, countAtStart[list] == nil {
-                countAtStart[list] = progress.indexedCount
+                countAtStart[list] = min(progress.indexedCount, count)
             }
             return phase
         }
@@ -131,7 +135,6 @@ public final class SyncToast {
         }
         // A sync the toast saw begin has ended: its finished row, until dismissed.
         if let start = countAtStart.removeValue(forKey: list) {
-            let count = Self.indexedCount(in: current) ?? start
             return .finished(indexedCount: count, change: count - start)
         }
         if case .finished? = current { return current }
@@ -160,14 +163,6 @@ public final class SyncToast {
         case .paused: 3
         case .failed: 4
         case .finished: 5
-        }
-    }
-
-    private static func indexedCount(in phase: Phase?) -> Int? {
-        switch phase {
-        case .syncing(let progress)?: progress.indexedCount
-        case .waiting(_, .dailyBudget(let progress))?: progress.indexedCount
-        default: nil
         }
     }
 }

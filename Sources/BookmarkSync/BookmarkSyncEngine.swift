@@ -26,7 +26,8 @@ import Foundation
 /// resumes where it stopped.
 public actor BookmarkSyncEngine {
     var machine: SyncStateMachine
-    let store: BookmarksIndexStore
+    /// The index this engine keeps current.
+    public nonisolated let store: BookmarksIndexStore
     let source: any BookmarkSource
     let clock: any SyncClock
     /// The rate-limit policy this engine follows.
