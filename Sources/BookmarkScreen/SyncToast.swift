@@ -47,7 +47,7 @@ public final class SyncToast {
         case syncing(SyncProgress)
         /// Waiting for the other list's sync.
         case queued
-        /// Waiting before it goes on by itself: after a failed request (``BookmarkSyncEngine``
+        /// Waiting before it goes on by itself: after a failed request (`BookmarkSyncEngine`
         /// retries), while Pixiv's rate limit cools down, or until the day's request budget has
         /// room again.
         case waiting(until: Date, because: WaitReason)

@@ -19,7 +19,7 @@ import Observation
 ///
 /// What ``tags`` lists:
 /// - with no search text and nothing to narrow by, the list's histogram: every tag with how
-///   many bookmarks carry it (of the works Pixiv shows, or as ``BookmarkFilter/visibility`` says);
+///   many bookmarks carry it (of the works Pixiv shows, or as `BookmarkFilter.visibility` says);
 /// - with tags picked (or any other constraint in ``filter``), the tags carried by the bookmarks
 ///   that match, with how many of those carry each; the picked tags themselves are left out;
 /// - with search text, the tags whose name or translation contains it (case folded, those that
@@ -33,7 +33,7 @@ public final class TagSheet {
     public let list: Restrict
     /// The most tags ``tags`` lists.
     public let limit: Int
-    /// The bookmarks the sheet narrows to: the picked tags are its ``BookmarkFilter/allOf``.
+    /// The bookmarks the sheet narrows to: the picked tags are its `BookmarkFilter.allOf`.
     /// Setting it (or picking a tag) lists the tags again while ``observe()`` runs.
     public var filter: BookmarkFilter {
         didSet { if filter != oldValue { follower.poke() } }
