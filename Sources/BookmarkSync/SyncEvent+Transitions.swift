@@ -14,9 +14,10 @@ extension SyncEvent {
             switch after {
             case .syncing(let progress):
                 if case .syncing(let previous)? = before, previous.mode == progress.mode { break }
-                if before?.isWaitingWithinSync != true || before?.syncMode != progress.mode {
-                    kinds.append(.syncStarted(list: list, mode: progress.mode))
-                }
+                // After a wait within the sync (a backoff or a cooldown shows no mode; the day's
+                // budget does), the same sync goes on: it started already.
+                let goesOn = before?.isWaitingWithinSync == true && (before?.syncMode ?? progress.mode) == progress.mode
+                if !goesOn { kinds.append(.syncStarted(list: list, mode: progress.mode)) }
             case .backingOff(let until, let attempt):
                 kinds.append(.backingOff(list: list, until: until, attempt: attempt))
             case .coolingDown(let until):
