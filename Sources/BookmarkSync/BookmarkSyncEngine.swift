@@ -38,7 +38,7 @@ public actor BookmarkSyncEngine {
     let egress: (any EgressBudget)?
     /// How much later than asked its waits may end, as a fraction of the wait, and the
     /// generator of that jitter.
-    var jitter: (fraction: Double, random: SplitMix)
+    var jitter: (fraction: Double, random: SplitMix64)
 
     /// Where the work loop runs: in ``run()``'s task, or in a task of its own started by an intent.
     var lifecycle = Lifecycle()
@@ -106,7 +106,7 @@ public actor BookmarkSyncEngine {
         self.account = account
         self.egress = egress
         self.hostEvents = hostEvents
-        self.jitter = (max(0, jitter), SplitMix(seed: seed))
+        self.jitter = (max(0, jitter), SplitMix64(seed: seed))
     }
 
 

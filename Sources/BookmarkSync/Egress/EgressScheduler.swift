@@ -1,3 +1,4 @@
+import BookmarkIndex
 import Foundation
 
 /// The decisions of a ``SharedEgressBudget``, as a pure value: every event takes `now`.
@@ -34,12 +35,12 @@ struct EgressScheduler: Sendable {
     private var refusals: [(account: AccountID, at: Instant)] = []
     private var accountRefusals: [AccountID: [Instant]] = [:]
     private var quarantinedUntil: [AccountID: Instant] = [:]
-    private var random: SplitMix
+    private var random: SplitMix64
 
     init(configuration: SharedEgressBudget.Configuration) {
         self.configuration = configuration
         tokens = Double(max(1, configuration.burst))
-        random = SplitMix(seed: configuration.seed ?? UInt64.random(in: .min ... .max))
+        random = SplitMix64(seed: configuration.seed ?? UInt64.random(in: .min ... .max))
     }
 
     private var interval: TimeInterval { max(configuration.interval, configuration.minimumSpacing, 0.001) }
@@ -157,27 +158,5 @@ struct EgressScheduler: Sendable {
         quarantinedUntil[account] = until
         waiting[account] = nil
         return .quarantined(until: until)
-    }
-}
-
-/// SplitMix64: the budget's jitter, seedable so a run can be repeated.
-struct SplitMix: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in [0, 1).
-    mutating func fraction() -> Double {
-        Double(next() >> 11) / Double(1 << 53)
     }
 }
