@@ -51,7 +51,7 @@ extension BookmarkHost {
         }
         open[id] = account
         runner?.yield(account.engine)
-        await evictIfNeeded(keeping: id)
+        await evictIfNeeded(keeping: id, measuring: [])
         return open[id] ?? account
     }
 
@@ -75,7 +75,7 @@ extension BookmarkHost {
             jitter: configuration.jitter, seed: seed ^ Self.stableHash(id.rawValue),
             activity: { [weak self] working in
                 busy.set(id, working: working)
-                if !working, let self { Task { await self.evictIfNeeded() } }
+                if !working, let self { Task { await self.evictIfNeeded(measuring: [id]) } }
             }
         )
         let subscribers = self.subscribers
@@ -91,12 +91,7 @@ extension BookmarkHost {
                 subscribers.yield(SyncEvent(date: clock.now, account: id, kind: kind))
             }
         }
-        return OpenAccount(store: store, engine: engine, lastUse: useCounter, residentBytes: await Self.residentBytes(of: store), storeEvents: storeEvents)
-    }
-
-    /// What `store` keeps in memory, as estimated (`BookmarksIndexStore.residentBytes`).
-    static func residentBytes(of store: BookmarksIndexStore) async -> Int {
-        await store.residentBytes
+        return OpenAccount(store: store, engine: engine, lastUse: useCounter, residentBytes: await store.residentBytes, storeEvents: storeEvents)
     }
 
     /// Whether the open stores are over the configured bounds.
@@ -106,11 +101,15 @@ extension BookmarkHost {
         return residentBytes > bytes
     }
 
-    /// Closes idle stores, least recently used first, until the open ones are within bounds;
-    /// never `keeping`, a pinned store or one whose engine works.
-    func evictIfNeeded(keeping: AccountID? = nil) async {
-        for (id, account) in open {
-            open[id]?.residentBytes = await Self.residentBytes(of: account.store)
+    /// Measures the stores of `changed` again (the others are as last measured: a store grows
+    /// only while its engine works or a caller uses it, and each of those ends by coming
+    /// here), then closes idle stores, least recently used first, until the open ones are
+    /// within bounds; never `keeping`, a pinned store or one whose engine works.
+    func evictIfNeeded(keeping: AccountID? = nil, measuring changed: [AccountID]) async {
+        for id in changed {
+            guard let store = open[id]?.store else { continue }
+            let bytes = await store.residentBytes
+            open[id]?.residentBytes = bytes
         }
         while isOverBudget {
             let idle = open.filter { $0.key != keeping && $0.value.pins == 0 && !busy.contains($0.key) }

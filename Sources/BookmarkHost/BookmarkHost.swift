@@ -140,7 +140,7 @@ public actor BookmarkHost {
             for engine in open.values.map(\.engine) { await engine.waitUntilIdle() }
             await Task.yield()
         }
-        await evictIfNeeded()
+        await evictIfNeeded(measuring: Array(open.keys))
     }
 
     /// How many accounts' engines are running or waiting now: with a test clock, the
@@ -180,7 +180,7 @@ public actor BookmarkHost {
 
     private func unpin(_ id: AccountID) async {
         release(id)
-        await evictIfNeeded()
+        await evictIfNeeded(measuring: [id])
     }
 
     func stoppedError(_ id: AccountID) -> BookmarkHostError {
