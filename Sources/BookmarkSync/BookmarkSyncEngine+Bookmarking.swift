@@ -102,10 +102,9 @@ extension BookmarkSyncEngine {
         case .add(let id, let restrict): (.addBookmark, restrict, id)
         case .delete(let id, let from): (.deleteBookmark, from, id)
         }
+        // A tap, once dequeued, is always wanted: it waits for its turn and goes.
         let turn = EgressRequest(account: account ?? AccountID(""), neverSynced: false)
-        if let egress {
-            while case .wait(let until) = await egress.turn(for: turn) { await sleep(until: until) }
-        }
+        _ = await takeEgressTurn(turn) { true }
         emit(.requestSent(endpoint, list: list))
         let sent = clock.instant
         do {
@@ -113,14 +112,12 @@ extension BookmarkSyncEngine {
             case .add: try await source.addBookmark(illustID: illustID, restrict: list)
             case .delete: try await source.deleteBookmark(illustID: illustID)
             }
-            emit(.requestAnswered(endpoint, list: list, answer: .success, duration: clock.instant - sent))
-            _ = await egress?.finished(turn, answer: .answered)
+            await answered(endpoint, list, .success, since: sent, turn: turn)
             machine.writeAnswered(nil, now: moment)
             write.continuation.resume()
         } catch {
             let error = BookmarkSyncError(classifying: error)
-            emit(.requestAnswered(endpoint, list: list, answer: .failure(error.code, httpStatus: nil), duration: clock.instant - sent))
-            _ = await egress?.finished(turn, answer: error.code == .rateLimited ? .rateLimited(retryAfter: nil) : .answered)
+            await answered(endpoint, list, .failure(error.code, httpStatus: nil), since: sent, turn: turn, error: error)
             machine.writeAnswered(error, now: moment)
             write.continuation.resume(throwing: error)
         }

@@ -53,7 +53,7 @@ extension BookmarkSyncEngine {
     private func perform(_ fetch: SyncStateMachine.Fetch) async {
         let restrict = fetch.restrict
         let turn = EgressRequest(account: account ?? AccountID(""), neverSynced: newest.facts?[restrict].metadata.lastFullSync == nil)
-        guard await takeEgressTurn(turn) else {
+        guard await takeEgressTurn(turn, whileWanted: { machine.requestStillWanted }) else {
             machine.requestWithdrawn(now: moment)
             return
         }
@@ -102,11 +102,12 @@ extension BookmarkSyncEngine {
     }
 
     /// Waits for the shared egress's turn, if a host gave one; `false` when the request is no
-    /// longer wanted meanwhile (the sync was stopped or switched off).
-    private func takeEgressTurn(_ request: EgressRequest) async -> Bool {
+    /// longer wanted meanwhile (`isWanted` says: a page of a sync stopped or switched off is not;
+    /// a tap, once dequeued, always is).
+    func takeEgressTurn(_ request: EgressRequest, whileWanted isWanted: () -> Bool) async -> Bool {
         guard let egress else { return true }
         while true {
-            guard machine.requestStillWanted else {
+            guard isWanted() else {
                 await egress.leave(request.account)
                 return false
             }
@@ -121,7 +122,7 @@ extension BookmarkSyncEngine {
 
     /// Reports the answer as an event and to the egress; returns the egress's verdict.
     @discardableResult
-    private func answered(
+    func answered(
         _ endpoint: SyncEvent.Endpoint, _ restrict: Restrict, _ answer: SyncEvent.Answer, since sent: ContinuousClock.Instant,
         turn: EgressRequest, error: BookmarkSyncError? = nil
     ) async -> EgressVerdict {
