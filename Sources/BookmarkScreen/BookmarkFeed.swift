@@ -59,7 +59,7 @@ public final class BookmarkFeed {
     /// The index's revision the rows come from.
     public private(set) var revision: UInt64 = 0
 
-    /// The most ``newerCount`` counts (more than 99 says "99+").
+    /// The most ``newerCount`` counts: at this many, there may be more ("99+").
     public static let maximumNewerCount = 100
 
     @ObservationIgnored private let store: BookmarksIndexStore
@@ -104,14 +104,15 @@ public final class BookmarkFeed {
     }
 
     /// Shows the bookmarks counted in ``newerCount``: the window's top becomes the top of the
-    /// list, and the rows already loaded below stay.
+    /// list, and it grows by as many rows, so the rows already loaded stay.
     public func showNewer() async {
+        window.length += newerCount
         window.top = nil
         await reload()
     }
 
-    /// Runs `read` on the window with `state` and publishes what it found, unless the filter
-    /// changed or a later read finished while the state was on its way.
+    /// Runs `read` on the window with `state` and publishes what it found, unless a later read
+    /// finished while this state was on its way.
     private func apply(_ state: BookmarkIndexState, _ read: (inout FeedWindow, FeedWindow.Query) -> Void) {
         // Two reads can resume out of order: an older state never replaces a newer one.
         guard state.revision >= revision else { return }

@@ -48,8 +48,13 @@ struct FeedDuringSyncTests {
         #expect(Array(feed.bookmarks.map(\.illust.id).prefix(37)) == shown.filter { !inside.contains($0) }, "the rows shown kept their order")
         #expect(feed.newerCount == 5)
 
-        // Misses none: the new ones, then every page, is the list on Pixiv.
+        // "5 new": the new ones on top, and every row that was shown still there below them.
+        let beforeNewer = feed.bookmarks
         await feed.showNewer()
+        #expect(feed.bookmarks.count == beforeNewer.count + 5)
+        #expect(Array(feed.bookmarks.dropFirst(5)) == beforeNewer)
+        #expect(feed.newerCount == 0)
+        // Misses none: then every page is the list on Pixiv.
         while feed.hasMore { await feed.loadMore() }
         #expect(feed.bookmarks.map(\.illust.id) == harness.source.illusts(in: .public).map(\.id))
     }
