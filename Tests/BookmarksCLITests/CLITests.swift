@@ -316,22 +316,6 @@ struct CLITests {
         #expect(compact.error.contains("open elsewhere"))
     }
 
-    /// The overview lists every command, each name apart from its summary (the longest,
-    /// serve-simulator, ran into it).
-    @Test func theOverviewKeepsEveryNameApartFromItsSummary() async throws {
-        let help = try await CLI.run(["--help"])
-        #expect(help.output.contains("  serve-simulator  Serve generated Pixiv accounts"), "\(help.output)")
-        #expect(help.output.contains("  demo             Sync a generated account"))
-    }
-
-    @Test func everySubcommandHasHelp() async throws {
-        for command in ["demo", "login", "logout", "status", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
-            let result = try await CLI.run([command, "--help"])
-            #expect(result.status == 0)
-            #expect(result.output.contains("usage: bookmarks \(command)"))
-        }
-    }
-
     @Test func resetAsksUnlessYes() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reset-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
