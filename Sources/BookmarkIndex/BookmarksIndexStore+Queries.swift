@@ -15,7 +15,7 @@ extension BookmarksIndexStore {
     /// with the standard library's layout, not measured. A real store came to about 470 bytes a
     /// bookmark in the benchmarks, each store's own mix of titles and tags moving that.
     ///
-    /// Not counted: copies of ``snapshot`` still held elsewhere (they share the buffers until
+    /// Not counted: copies of ``state`` still held elsewhere (they share the buffers until
     /// the store writes, then keep the old ones alive), a running compaction's batches, the
     /// storage's own buffers, and malloc's free memory. Rows removed one at a time leave their
     /// record slots for the next rows to reuse, so the estimate falls by their text and tags

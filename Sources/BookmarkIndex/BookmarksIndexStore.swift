@@ -15,7 +15,7 @@
 /// runs on its own threads (an ``IOThreadPool`` for the journal) while the store's actor is
 /// free. Queries read the last applied state and never wait behind a write's I/O; writes are
 /// applied one at a time, in the order they were made. Compaction runs in the background (see
-/// ``events(bufferingPolicy:)``). For heavy read work off the actor, take a ``snapshot`` (a
+/// ``events(bufferingPolicy:)``). For heavy read work off the actor, take the ``state`` (a
 /// copy-on-write value) and query it anywhere.
 ///
 /// A write whose task is cancelled before its storage work starts is refused: it throws

@@ -20,10 +20,10 @@ extension JournalStorage {
         public var compactionMinimumBytes = 1 << 20
         /// ... and than this factor times its size after the last compaction (or at open).
         public var compactionGrowthFactor = 2.0
-        /// A journal at least this many bytes long gets an index snapshot when it is written
+        /// A journal at least this many bytes long gets a checkpoint when it is written
         /// whole (compaction, migration, salvage), or opened without a usable one or with more
         /// lines after it than this and a quarter of what it covers, so that the next open reads
-        /// the snapshot instead of replaying the lines it covers. `Int.max` turns snapshots off.
+        /// the checkpoint instead of replaying the lines it covers. `Int.max` turns checkpoints off.
         public var checkpointMinimumBytes = 1 << 20
         /// The schema migrations to apply to an older journal.
         public var migrations = JournalMigrationPlan.production

@@ -28,11 +28,11 @@ extension JournalStorage {
         return try verifyNow(directory: directory.path, options: options)
     }
 
-    /// Reads the journal whole (the snapshot aside, checked after), and plans its next open
+    /// Reads the journal whole (the checkpoint aside, checked after), and plans its next open
     /// as open itself would.
     static func verifyNow(directory: String, options: Options, limit: Int? = nil, opened: JournalFileHandle? = nil) throws -> JournalHealthReport {
         let fileSystem = options.fileSystem
-        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: false, limit: limit, opened: opened)
+        let reading = try JournalReading.read(directory: directory, options: options, usingCheckpoint: false, limit: limit, opened: opened)
         var report = JournalHealthReport(
             path: reading.path, batches: reading.batchesRead, bytes: reading.scan?.length ?? 0,
             livePublicBookmarks: reading.state.count(in: .public), livePrivateBookmarks: reading.state.count(in: .private),
@@ -73,17 +73,17 @@ extension JournalStorage {
             }
         }
         report.tornTail = reading.scan?.tornTail
-        report.checkpoint = try verifySnapshot(
+        report.checkpoint = try verifyCheckpoint(
             directory: directory, header: readableHeader, journalState: reading.state,
             journalLength: reading.scan?.length ?? 0, fileSystem: fileSystem, pool: options.ioPool, migrating: reading.migratingFrom != nil
         )
         return report
     }
 
-    /// Checks the snapshot in `directory` against `journalState`, what reading the journal
+    /// Checks the checkpoint in `directory` against `journalState`, what reading the journal
     /// (whose header is `header`) whole gave: its first `journalLength` bytes, so that lines a
     /// writer appends meanwhile are left out of both.
-    static func verifySnapshot(
+    static func verifyCheckpoint(
         directory: String,
         header: JournalCodec.Header?,
         journalState: BookmarkIndexState,
@@ -98,7 +98,7 @@ extension JournalStorage {
         }
         guard let journal = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return nil }
         defer { try? fileSystem.close(journal) }
-        switch CheckpointPolicy.usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
+        switch CheckpointPolicy.usableCheckpoint(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
         case .none:
             return nil
         case .unusable(let reason):
@@ -135,8 +135,8 @@ extension JournalStorage {
         defer { try? fileSystem.close(lock) }
         try fileSystem.removeItem(atPath: path + "/" + temporaryFileName)
         try fileSystem.removeItem(atPath: path + "/" + journalFileName)
-        for snapshot in [IndexCheckpoint.fileName, IndexCheckpoint.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + snapshot) {
-            try fileSystem.removeItem(atPath: path + "/" + snapshot)
+        for checkpoint in [IndexCheckpoint.fileName, IndexCheckpoint.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + checkpoint) {
+            try fileSystem.removeItem(atPath: path + "/" + checkpoint)
         }
         try fileSystem.synchronizeDirectory(atPath: path)
     }
