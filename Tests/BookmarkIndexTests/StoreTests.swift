@@ -1,4 +1,4 @@
-import BookmarkIndex
+@_spi(Testing) import BookmarkIndex
 import Foundation
 import Testing
 

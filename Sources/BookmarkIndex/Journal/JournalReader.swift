@@ -61,7 +61,7 @@ public final class JournalReader: BookmarkStorage {
     /// Does nothing: a reader holds no file open.
     public func close() async throws {}
 
-    /// Reads the journal back from disk, as ``JournalStorage/verify(directory:fileSystem:migrations:pool:)``.
+    /// Reads the journal back from disk, as ``JournalStorage/verify(directory:pool:)``.
     /// Throws `CancellationError` when the calling task is cancelled before the reading starts.
     public func health() async throws -> StorageHealth {
         try await options.ioPool.run {

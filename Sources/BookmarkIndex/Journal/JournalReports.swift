@@ -88,7 +88,7 @@ public struct JournalHealthReport: Sendable, Hashable {
     }
 }
 
-/// What ``JournalStorage/verify(directory:fileSystem:migrations:pool:)`` found of the checkpoint:
+/// What ``JournalStorage/verify(directory:pool:)`` found of the checkpoint:
 /// the cache of the journal's first lines that open reads instead of replaying them.
 public struct JournalCheckpointReport: Sendable, Hashable {
     /// The bytes of the journal the checkpoint covers, when it could be read.

@@ -6,11 +6,17 @@ extension JournalStorage {
     /// Reads the journal in `directory` and reports its health, changing nothing and taking no
     /// lock: safe on a store another process has open.
     ///
-    /// A journal at an older schema is read through `migrations` (as opening would migrate
-    /// it); one newer than `migrations.currentVersion` is reported as damage, since opening it
-    /// is refused. The reading runs on `pool`; it does not start for a cancelled caller, which
+    /// A journal at an older schema is read through the migrations (as opening would migrate
+    /// it); one newer than this library's schema is reported as damage, since opening it is
+    /// refused. The reading runs on `pool`; it does not start for a cancelled caller, which
     /// gets `CancellationError`.
-    public static func verify(
+    public static func verify(directory: URL, pool: IOThreadPool = .shared) async throws -> JournalHealthReport {
+        try await verify(directory: directory, fileSystem: PosixFileSystem(), migrations: .production, pool: pool)
+    }
+
+    /// ``verify(directory:pool:)`` through another file system or other migrations: the test
+    /// seam. A journal newer than `migrations.currentVersion` is reported as damage.
+    @_spi(Testing) public static func verify(
         directory: URL,
         fileSystem: any JournalFileSystem = PosixFileSystem(),
         migrations: JournalMigrationPlan = .production,
@@ -19,7 +25,7 @@ extension JournalStorage {
         try await pool.run { try verifyNow(directory: directory, fileSystem: fileSystem, migrations: migrations, pool: pool) }
     }
 
-    /// ``verify(directory:fileSystem:migrations:pool:)`` on the calling thread, which blocks.
+    /// ``verify(directory:pool:)`` on the calling thread, which blocks.
     static func verifyNow(directory: URL, fileSystem: any JournalFileSystem, migrations: JournalMigrationPlan, pool: IOThreadPool) throws -> JournalHealthReport {
         var options = Options()
         options.fileSystem = fileSystem
@@ -124,8 +130,8 @@ extension JournalStorage {
     /// - Throws: ``BookmarkIndexError/Code/locked`` when a store has the directory open, or
     ///   `CancellationError` when the calling task is cancelled before the removal starts
     ///   (nothing is removed).
-    public static func removeJournal(in directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem(), pool: IOThreadPool = .shared) async throws {
-        try await pool.run { try removeJournalNow(in: directory, fileSystem: fileSystem) }
+    public static func removeJournal(in directory: URL, pool: IOThreadPool = .shared) async throws {
+        try await pool.run { try removeJournalNow(in: directory, fileSystem: PosixFileSystem()) }
     }
 
     private static func removeJournalNow(in directory: URL, fileSystem: any JournalFileSystem) throws {

@@ -25,7 +25,8 @@ import Synchronization
 /// - **One writer**: an advisory lock on `LOCK` in the directory; a second open, from this
 ///   process or another, throws ``BookmarkIndexError/Code/locked``. Any number of readers
 ///   (``JournalReader``) read beside it.
-/// - **Migrations**: see ``JournalMigrationPlan``.
+/// - **Migrations**: a journal of an older schema is migrated on open (see the "Journal format"
+///   article).
 ///
 /// - **Threads**: every file call runs on ``Options/ioPool``, never on the calling task's
 ///   thread. The calls that take the journal's writer (append, reset, close, the start and the
