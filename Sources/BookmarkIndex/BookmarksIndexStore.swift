@@ -103,7 +103,10 @@ public actor BookmarksIndexStore {
     }
 
     /// Replaces the sync metadata of `restrict`'s list. Throws as ``apply(_:)`` does.
-    public func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) async throws {
+    ///
+    /// The sync engine's business (`package`): it writes the metadata with the page it belongs
+    /// to, through ``apply(_:)`` and ``BookmarkChange/setMetadata(_:for:)``.
+    package func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) async throws {
         try await apply([.setMetadata(metadata, for: restrict)])
     }
 

@@ -73,8 +73,8 @@ public struct BookmarkIndexState: Sendable {
     }
 
     /// The largest and smallest ``IndexedBookmark/serverOrder`` of `restrict`'s list, or `nil`
-    /// when it is empty; what ``ServerOrder``'s functions take.
-    public func serverOrderBounds(in restrict: Restrict) -> (newest: Int64, oldest: Int64)? {
+    /// when it is empty; what ``ServerOrder``'s functions take (the sync engine's business).
+    package func serverOrderBounds(in restrict: Restrict) -> (newest: Int64, oldest: Int64)? {
         lists[restrict.listIndex].orderBounds
     }
 
