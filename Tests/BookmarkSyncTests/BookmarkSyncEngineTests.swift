@@ -200,7 +200,9 @@ import Testing
             return
         }
         #expect(until == pausedAt + 7_200)
-        #expect(await h.store.metadata(for: .public).pause == ListPause(until: until, code: "rateLimited", message: reason.message))
+        // The pause as an app reads it from the list's record.
+        let pause = try #require(ListSyncRecord(await h.store.metadata(for: .public)).pause)
+        #expect(pause.until == until && pause.code == "rateLimited" && pause.message == reason.message)
 
         h.source.setFaultRule(nil)
         h.source.clearLog()
