@@ -25,7 +25,7 @@ public struct BookmarkIndexError: Error, Sendable, CustomStringConvertible {
         /// The journal was written by a newer version of this library; it was left untouched.
         public static let newerSchema = Code("newerSchema")
         /// A schema migration step failed; the journal was left as it was. The caller may
-        /// delete it with ``JournalStorage/removeJournal(in:fileSystem:pool:)`` and sync again.
+        /// delete it with ``JournalStorage/removeJournal(in:pool:)`` and sync again.
         public static let migrationFailed = Code("migrationFailed")
     }
 

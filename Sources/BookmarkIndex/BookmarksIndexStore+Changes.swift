@@ -18,7 +18,7 @@ extension BookmarksIndexStore {
     ///
     /// A stream receives the writes applied after it was made. To start from a known state,
     /// subscribe, then read ``state`` (or query): a change whose revision is at most the
-    /// snapshot's is already in it, and every later one is not. Each call returns a new, independent stream; it
+    /// state's is already in it, and every later one is not. Each call returns a new, independent stream; it
     /// ends when the store closes or the consumer stops iterating. With `.bufferingNewest(n)`
     /// a slow consumer loses older changes: compare revisions, and re-query on a gap.
     ///

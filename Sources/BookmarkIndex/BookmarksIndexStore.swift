@@ -15,7 +15,7 @@
 /// runs on its own threads (an ``IOThreadPool`` for the journal) while the store's actor is
 /// free. Queries read the last applied state and never wait behind a write's I/O; writes are
 /// applied one at a time, in the order they were made. Compaction runs in the background (see
-/// ``events(bufferingPolicy:)``). For heavy read work off the actor, take its ``state`` (a
+/// ``events(bufferingPolicy:)``). For heavy read work off the actor, take the ``state`` (a
 /// copy-on-write value) and query it anywhere.
 ///
 /// A write whose task is cancelled before its storage work starts is refused: it throws
@@ -103,7 +103,10 @@ public actor BookmarksIndexStore {
     }
 
     /// Replaces the sync metadata of `restrict`'s list. Throws as ``apply(_:)`` does.
-    public func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) async throws {
+    ///
+    /// The sync engine's business (`package`): it writes the metadata with the page it belongs
+    /// to, through ``apply(_:)`` and ``BookmarkChange/setMetadata(_:for:)``.
+    package func setMetadata(_ metadata: BookmarkIndexMetadata, for restrict: Restrict) async throws {
         try await apply([.setMetadata(metadata, for: restrict)])
     }
 

@@ -1,8 +1,8 @@
-import BookmarkIndex
+@_spi(Testing) import BookmarkIndex
 import Foundation
 import Synchronization
 
-/// A ``JournalFileSystem`` over the real one that injects the failures SQLite and LevelDB test
+/// A `JournalFileSystem` over the real one that injects the failures SQLite and LevelDB test
 /// against: a write cut short at any byte, a failed write, fsync or rename, a crash between any
 /// two steps, and the loss of everything not yet fsynced.
 ///
@@ -14,7 +14,11 @@ import Synchronization
 /// After a crash every call fails, as in a dead process, except that closing still releases the
 /// descriptor (the kernel does that for a dead process). Call ``restart(losingUnsyncedData:)``
 /// before reopening: it plays the part of the reboot.
-public final class FaultInjectingFileSystem: JournalFileSystem {
+///
+/// Like the seam it plugs into, it is behind `@_spi(Testing)`: import both modules with it
+/// (`@_spi(Testing) import BookmarkIndex`, `@_spi(Testing) import BookmarkIndexTesting`) and set
+/// it as `JournalStorage.Options.fileSystem`.
+@_spi(Testing) public final class FaultInjectingFileSystem: JournalFileSystem {
     /// A scripted failure.
     public enum Fault: Sendable, Hashable {
         /// The operation fails with an I/O error; a write writes nothing.

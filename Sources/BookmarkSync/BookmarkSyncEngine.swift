@@ -239,11 +239,11 @@ public actor BookmarkSyncEngine {
 
     // MARK: Status
 
-    /// A stream of status snapshots: the current one first, then one whenever it changes, in
+    /// A stream of statuses: the current one first, then one whenever it changes, in
     /// the order they happened.
     ///
     /// Each call returns a new, independent stream; it ends when the consumer stops iterating.
-    /// The default buffer keeps every snapshot; a UI that only renders the latest can pass
+    /// The default buffer keeps every status; a UI that only renders the latest can pass
     /// `.bufferingNewest(1)`.
     public func statusUpdates(
         bufferingPolicy: AsyncStream<SyncStatus>.Continuation.BufferingPolicy = .unbounded

@@ -16,24 +16,26 @@ public struct FullWalkCost: Sendable, Hashable {
     }
 
     /// The bookmarks the walk reads.
-    public var bookmarks: Int
+    public internal(set) var bookmarks: Int
     /// Where ``bookmarks`` comes from.
-    public var basis: Basis
+    public internal(set) var basis: Basis
     /// The requests it sends: Pixiv's total, then one per page (for a walk that resumes, the
     /// pages it has left).
-    public var requests: Int
+    public internal(set) var requests: Int
     /// About how long it takes from now, in seconds: at the current pace (the burst left, then
     /// the sustained or learned interval), and waiting for the day's budget where it runs out.
-    public var duration: TimeInterval
+    public internal(set) var duration: TimeInterval
     /// The requests walks may still spend in the day's window now (`nil`: no daily bound).
-    public var requestsLeftToday: Int?
+    public internal(set) var requestsLeftToday: Int?
 
     /// Whether the walk outlasts what the day's budget allows now, and waits for it.
     public var waitsForDailyBudget: Bool {
         requestsLeftToday.map { requests > $0 } ?? false
     }
 
-    /// Creates a cost.
+    /// Creates a cost. The engine works out every cost an app is given
+    /// (``BookmarkSyncEngine/fullWalkCost(of:bookmarkCount:)``); this is for an app's previews
+    /// and tests of the screen that shows it.
     public init(bookmarks: Int, basis: Basis, requests: Int, duration: TimeInterval, requestsLeftToday: Int?) {
         self.bookmarks = bookmarks
         self.basis = basis
@@ -48,13 +50,14 @@ public struct FullWalkCost: Sendable, Hashable {
 public struct DailyRequestUsage: Sendable, Hashable {
     /// Requests in the last 24 hours, both lists (counted in quarter hours: never fewer than
     /// were made).
-    public var spent: Int
+    public internal(set) var spent: Int
     /// The most allowed in any 24 hours.
-    public var limit: Int
+    public internal(set) var limit: Int
     /// How many of them only deltas may spend.
-    public var keptForDeltas: Int
+    public internal(set) var keptForDeltas: Int
 
-    /// Creates a usage.
+    /// Creates a usage. The engine reports every one an app is given (in ``SyncStatus``); this
+    /// is for an app's previews and tests of its sync toast.
     public init(spent: Int, limit: Int, keptForDeltas: Int) {
         self.spent = spent
         self.limit = limit

@@ -3,28 +3,31 @@ import Foundation
 
 /// The saved position of a full walk, so it resumes after a failure or a restart instead of
 /// starting over. Kept in the list's ``ListSyncRecord``.
+///
+/// The engine's own record: an app reads it (``ListSyncRecord/fullWalkPosition``) but never
+/// makes or changes one.
 public struct FullWalkPosition: Sendable, Hashable {
     /// The source's token for the next page to fetch (for Pixiv, the `next_url` as given).
-    public var nextPage: String
+    public internal(set) var nextPage: String
     /// When the walk began.
-    public var startedAt: Date
+    public internal(set) var startedAt: Date
     /// Pages fetched so far.
-    public var pagesFetched: Int
+    public internal(set) var pagesFetched: Int
     /// The `IndexedBookmark.serverOrder` the next row of the walk gets.
-    public var nextServerOrder: Int64
+    public internal(set) var nextServerOrder: Int64
     /// The order the walk's first row got: every row the walk writes is at or below it, down to
-    /// ``nextServerOrder`` (exclusive); `nil` in cursors saved before it was recorded.
-    public var firstServerOrder: Int64?
+    /// ``nextServerOrder`` (exclusive); `nil` in positions saved before it was recorded.
+    public internal(set) var firstServerOrder: Int64?
     /// Whether the walk places its rows above every row present when it began (walks begun by
     /// this version), so that rows below its orders are the ones it has not seen; `false` for
     /// walks begun by earlier versions, which placed them below the oldest.
-    public var placesRowsAbove: Bool
+    public internal(set) var placesRowsAbove: Bool
     /// The known ground the walk leaves behind when it completes: from its first page, lowered
     /// past a transient placeholder (``KnownGround/after(_:current:now:)``).
     var groundAfterFirstPage: KnownGround?
 
-    /// Creates a cursor.
-    public init(
+    /// Creates a position.
+    init(
         nextPage: String, startedAt: Date, pagesFetched: Int, nextServerOrder: Int64,
         firstServerOrder: Int64? = nil, placesRowsAbove: Bool = false
     ) {
@@ -34,23 +37,5 @@ public struct FullWalkPosition: Sendable, Hashable {
         self.nextServerOrder = nextServerOrder
         self.firstServerOrder = firstServerOrder
         self.placesRowsAbove = placesRowsAbove
-    }
-}
-
-/// Until when a list's syncing is paused, and why, as the sync engine records it in the list's
-/// ``ListSyncRecord``, so that a process started during it waits it out.
-public struct ListPause: Sendable, Hashable {
-    /// When the pause ends.
-    public var until: Date
-    /// The code of the error that caused it (``BookmarkSyncError/Code``, by name).
-    public var code: String
-    /// What went wrong, as the error said.
-    public var message: String
-
-    /// Creates a pause record.
-    public init(until: Date, code: String, message: String) {
-        self.until = until
-        self.code = code
-        self.message = message
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// What the sync engine keeps of one list between runs: BookmarkSync's own record, which the
 /// index stores per list as opaque, versioned data (`BookmarkIndexMetadata.syncState`).
 ///
-/// A full walk's cursor, an interrupted delta's position, the app's tombstones and recorded
+/// A full walk's position, an interrupted delta's place, the app's tombstones and recorded
 /// bookmarks, a pause, and the account's learned pacing (kept in both lists' records, so
 /// either restores it). Read it to show what a list's sync has saved
 /// (``init(_:)``); only the engine writes it.
@@ -12,24 +12,24 @@ import Foundation
 /// Encoded as JSON with the journal's key names and dates as seconds since Foundation's
 /// reference date. Version 1 is what schema-2 journals held in the metadata itself (cursor,
 /// tombstones, in-app bookmarks, pause), moved here by the migration to schema 3; version 2
-/// adds the delta's position and the learned pacing.
+/// adds the delta's place and the learned pacing.
 public struct ListSyncRecord: Sendable, Hashable {
     /// The version this code writes.
     public static let version = 2
 
     /// Where an interrupted full walk resumes; `nil` when no walk is in progress.
-    public var fullWalkPosition: FullWalkPosition?
+    public internal(set) var fullWalkPosition: FullWalkPosition?
     /// Where an interrupted delta goes on.
     var deltaCursor: DeltaCursor?
     /// Where the next delta may stop: what the last complete sync proved; `nil` before the
     /// first complete sync of this version (the next sync then walks the list in full).
     var knownGround: KnownGround?
     /// Works the app unbookmarked, by illust ID, with when: the engine's tombstones.
-    public var unbookmarkedInApp: [Int: Date] = [:]
+    public internal(set) var unbookmarkedInApp: [Int: Date] = [:]
     /// Works the app bookmarked since the list's last complete sync, by illust ID, with when.
-    public var bookmarkedInApp: [Int: Date] = [:]
+    public internal(set) var bookmarkedInApp: [Int: Date] = [:]
     /// A pause the engine put the list in, so a process started during it waits it out.
-    public var pause: ListPause?
+    public internal(set) var pause: ListPause?
     /// The parts of the stored record that were left out, each with why: a part that could not
     /// be decoded, or that holds values no engine writes (an order out of range, a page count
     /// below zero, a date that is not finite). Empty for a sound record. The engine syncs the
@@ -62,7 +62,7 @@ public struct ListSyncRecord: Sendable, Hashable {
     /// never overwrites it (the engine leaves it as it is): the engine then syncs the list as if
     /// afresh, which is always safe since the server is authoritative. A record the index
     /// marked stale (it lost rows since) keeps the app's tombstones and bookmarks and the
-    /// pause, but not the walk's cursor or the delta's position: the next syncs start afresh.
+    /// pause, but not the walk's position or the delta's place: the next syncs start afresh.
     public init(_ metadata: BookmarkIndexMetadata) {
         guard let state = metadata.syncState else { return }
         guard state.version <= Self.version else {

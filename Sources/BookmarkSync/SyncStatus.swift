@@ -17,14 +17,15 @@ public enum SyncMode: String, Sendable, Hashable, CustomStringConvertible {
 /// Delivered by ``BookmarkSyncEngine/statusUpdates(bufferingPolicy:)`` whenever it changes.
 public struct SyncStatus: Sendable, Hashable {
     /// The public list's row.
-    public var publicList: ListSyncStatus
+    public internal(set) var publicList: ListSyncStatus
     /// The private list's row.
-    public var privateList: ListSyncStatus
+    public internal(set) var privateList: ListSyncStatus
     /// The account's requests of the last 24 hours against its day's budget; `nil` when the
     /// configuration sets no daily bound.
-    public var dailyRequests: DailyRequestUsage?
+    public internal(set) var dailyRequests: DailyRequestUsage?
 
-    /// Creates a status.
+    /// Creates a status. The engine makes every status an app is given; this is for an app's
+    /// previews and tests of its sync toast.
     public init(publicList: ListSyncStatus, privateList: ListSyncStatus, dailyRequests: DailyRequestUsage? = nil) {
         self.publicList = publicList
         self.privateList = privateList
@@ -32,7 +33,7 @@ public struct SyncStatus: Sendable, Hashable {
     }
 
     /// The row of `restrict`'s list.
-    public subscript(restrict: Restrict) -> ListSyncStatus {
+    public internal(set) subscript(restrict: Restrict) -> ListSyncStatus {
         get {
             switch restrict {
             case .public: publicList
@@ -81,22 +82,23 @@ public enum ListSyncStatus: Sendable, Hashable {
 /// How far a running sync has got.
 public struct SyncProgress: Sendable, Hashable {
     /// Delta or full.
-    public var mode: SyncMode
+    public internal(set) var mode: SyncMode
     /// Pages fetched so far (a resumed full walk counts the pages before the interruption).
-    public var pagesFetched: Int
+    public internal(set) var pagesFetched: Int
     /// How many bookmarks the index holds for the list now.
-    public var indexedCount: Int
+    public internal(set) var indexedCount: Int
     /// How many bookmarks the list has on the server, when the source said (Pixiv tells only
     /// for the public list).
-    public var knownTotal: Int?
+    public internal(set) var knownTotal: Int?
     /// The illust most recently written to the index by this sync.
-    public var latestIllust: BookmarkedIllustSnapshot?
+    public internal(set) var latestIllust: BookmarkedIllustSnapshot?
     /// For a full walk whose total is known: about how long it has left, in seconds, at the
     /// current pace (the pages left, the burst left at the floor, the rest at the sustained or
     /// learned interval). `nil` for a delta and for a list whose total Pixiv does not tell.
-    public var estimatedTimeLeft: TimeInterval?
+    public internal(set) var estimatedTimeLeft: TimeInterval?
 
-    /// Creates a progress value.
+    /// Creates a progress value. The engine reports every one an app is given; this is for an
+    /// app's previews and tests of its sync toast.
     public init(
         mode: SyncMode, pagesFetched: Int, indexedCount: Int, knownTotal: Int?,
         latestIllust: BookmarkedIllustSnapshot?, estimatedTimeLeft: TimeInterval? = nil

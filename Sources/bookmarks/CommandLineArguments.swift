@@ -20,6 +20,14 @@ struct OptionSpec {
     var help: String
 }
 
+/// `rows` as two columns, each indented by two spaces: every left cell padded to the widest one
+/// and two spaces (to `minimumWidth` when that is wider), so that no left cell is cut short or
+/// runs into its right one.
+func twoColumns(_ rows: [(left: String, right: String)], minimumWidth: Int = 0) -> [String] {
+    let width = max(minimumWidth, (rows.map(\.left.count).max() ?? 0) + 2)
+    return rows.map { "  " + $0.left + String(repeating: " ", count: width - $0.left.count) + $0.right }
+}
+
 /// A subcommand's name, summary and options: what `--help` prints and the parser checks.
 struct CommandSpec {
     var name: String
@@ -29,15 +37,14 @@ struct CommandSpec {
 
     var usage: String {
         var lines = ["usage: bookmarks \(name) [options]", "", summary, "", "options:"]
-        for option in options + [OptionSpec(name: "help", kind: .flag, help: "Show this help.")] {
-            let left: String
+        let rows = (options + [OptionSpec(name: "help", kind: .flag, help: "Show this help.")]).map { option in
             switch option.kind {
-            case .flag: left = "--\(option.name)"
-            case .value(let placeholder): left = "--\(option.name) \(placeholder)"
-            case .repeatable(let placeholder): left = "--\(option.name) \(placeholder) (repeatable)"
+            case .flag: (left: "--\(option.name)", right: option.help)
+            case .value(let placeholder): (left: "--\(option.name) \(placeholder)", right: option.help)
+            case .repeatable(let placeholder): (left: "--\(option.name) \(placeholder) (repeatable)", right: option.help)
             }
-            lines.append("  " + left.padding(toLength: 34, withPad: " ", startingAt: 0) + " " + option.help)
         }
+        lines += twoColumns(rows, minimumWidth: 35)
         if !details.isEmpty { lines += ["", details] }
         return lines.joined(separator: "\n")
     }

@@ -170,12 +170,12 @@ let exportSpec = CommandSpec(
 func runExport(_ arguments: ParsedArguments) async throws {
     let format = try arguments.choice("format", default: "jsonl", in: ["jsonl", "csv"])
     let store = try await StoreLocation.openExisting(arguments, readOnly: true)
-    let snapshot = await store.state
+    let state = await store.state
     try await store.close()
     var output = ""
     if format == "csv" { output += CSV.header + "\n" }
     for restrict in Restrict.allCases {
-        for bookmark in snapshot.allBookmarks(in: restrict) {
+        for bookmark in state.allBookmarks(in: restrict) {
             if format == "csv" {
                 output += CSV.row(bookmark) + "\n"
             } else {
@@ -238,10 +238,10 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
             "publicBookmarks": report.livePublicBookmarks, "privateBookmarks": report.livePrivateBookmarks,
             "damage": report.damage.map(\.description), "tornTail": report.tornTail?.description as Any,
             "nextOpen": report.nextOpenRefuses.map { "refuses: " + $0 } ?? nextOpenSummary(report.nextOpen),
-            "snapshot": report.checkpoint.map { snapshot -> [String: Any] in
+            "checkpoint": report.checkpoint.map { checkpoint -> [String: Any] in
                 [
-                    "coveredBytes": snapshot.coveredBytes as Any, "notUsedBecause": snapshot.notUsedBecause as Any,
-                    "agreesWithJournal": snapshot.agreesWithJournal,
+                    "coveredBytes": checkpoint.coveredBytes as Any, "notUsedBecause": checkpoint.notUsedBecause as Any,
+                    "agreesWithJournal": checkpoint.agreesWithJournal,
                 ]
             } as Any,
         ])
@@ -261,13 +261,13 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
     } else {
         print("next open       \(nextOpenSummary(report.nextOpen))")
     }
-    if let snapshot = report.checkpoint {
-        if !snapshot.agreesWithJournal {
-            print(Terminal.warning("index snapshot  DISAGREES with the journal it is a cache of"))
-        } else if let reason = snapshot.notUsedBecause {
-            print("index snapshot  not used: \(reason)")
+    if let checkpoint = report.checkpoint {
+        if !checkpoint.agreesWithJournal {
+            print(Terminal.warning("checkpoint      DISAGREES with the journal it is a cache of"))
+        } else if let reason = checkpoint.notUsedBecause {
+            print("checkpoint      not used: \(reason)")
         } else {
-            print("index snapshot  covers the first \(snapshot.coveredBytes ?? 0) bytes; open reads it, then the lines after")
+            print("checkpoint      covers the first \(checkpoint.coveredBytes ?? 0) bytes; open reads it, then the lines after")
         }
     }
     let undamaged = report.damage.isEmpty && report.schemaVersion != nil && (report.checkpoint?.agreesWithJournal ?? true)

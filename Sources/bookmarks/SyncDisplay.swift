@@ -137,7 +137,7 @@ func runSyncs(
     }
     await engine.waitUntilIdle()
     parked.cancel()
-    // Let the last snapshot reach the display (the wait for the day, rather than "disabled").
+    // Let the last status reach the display (the wait for the day, rather than "disabled").
     if let waiting = await parked.value {
         display.show(waiting)
     } else {

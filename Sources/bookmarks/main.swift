@@ -22,15 +22,13 @@ let commands: [Command] = [
     Command(spec: serveSimulatorSpec) { try await runServeSimulator($0) },
 ]
 
-/// Each command's name, padded to the longest one's and two spaces, then its summary.
-let commandColumn = (commands.map(\.spec.name.count).max() ?? 0) + 2
 let overview = """
     usage: bookmarks <command> [options]
 
     An offline index of a Pixiv user's illust bookmarks, filterable by artwork tag.
 
     commands:
-    \(commands.map { "  " + $0.spec.name.padding(toLength: commandColumn, withPad: " ", startingAt: 0) + $0.spec.summary }.joined(separator: "\n"))
+    \(twoColumns(commands.map { (left: $0.spec.name, right: $0.spec.summary) }).joined(separator: "\n"))
 
     Several Pixiv users can be signed in: each 'login' adds one (one session per user, each with an
     index of its own); commands for one account take --user-id ID when several are, 'logout --user-id ID'

@@ -1,4 +1,4 @@
-import BookmarkIndex
+@_spi(Testing) import BookmarkIndex
 import Foundation
 import Testing
 
@@ -87,7 +87,7 @@ struct StoreTests {
         #expect(await store.tagHistogram(in: .public) == [ArtworkTagCount(name: "z", count: 1)])
     }
 
-    /// Every batch moves the revision on, and a reset does too: of two snapshots of one store,
+    /// Every batch moves the revision on, and a reset does too: of two states of one store,
     /// the newer always has the higher revision.
     @Test func theRevisionOnlyMovesOnThroughWritesAndResets() async throws {
         let store = try await BookmarksIndexStore(storage: InMemoryStorage())
@@ -113,12 +113,12 @@ struct StoreTests {
         #expect(await store.count(in: .public) == 1)
     }
 
-    @Test func snapshotIsAValueThatLaterWritesDoNotChange() async throws {
+    @Test func stateIsAValueThatLaterWritesDoNotChange() async throws {
         let store = try await BookmarksIndexStore(storage: InMemoryStorage())
         try await store.upsert([row(1)])
-        let snapshot = await store.state
+        let state = await store.state
         try await store.upsert([row(2)])
-        #expect(snapshot.count(in: .public) == 1)
+        #expect(state.count(in: .public) == 1)
         #expect(await store.count(in: .public) == 2)
     }
 }

@@ -166,7 +166,7 @@ import Testing
 
         let final = await engine.currentStatus()
         #expect(final.publicList.isIdle, "\(final.publicList)")
-        let walking = await recorder.snapshots(upTo: final).compactMap(\.publicList.progress).filter { $0.mode == .full && $0.knownTotal != nil }
+        let walking = await recorder.statuses(upTo: final).compactMap(\.publicList.progress).filter { $0.mode == .full && $0.knownTotal != nil }
         #expect(!walking.isEmpty, "the walk's progress shows the total")
         for progress in walking {
             #expect(progress.knownTotal == max(0, total))

@@ -27,17 +27,17 @@ import Testing
         guard case .idle(let lastFull, _) = final.publicList else { return }
         #expect(lastFull != nil)
 
-        let snapshots = await recorder.snapshots(upTo: final)
-        let publicPages = snapshots.compactMap { $0.publicList.progress?.pagesFetched }
+        let statuses = await recorder.statuses(upTo: final)
+        let publicPages = statuses.compactMap { $0.publicList.progress?.pagesFetched }
         #expect(publicPages.first == 0)
         #expect(publicPages.last == 2, "the third and last of 75 bookmarks' pages ends the sync")
         #expect(publicPages == publicPages.sorted(), "progress only rises")
-        let publicIndexed = snapshots.compactMap { $0.publicList.progress?.indexedCount }
+        let publicIndexed = statuses.compactMap { $0.publicList.progress?.indexedCount }
         #expect(publicIndexed.contains(30) && publicIndexed.contains(60))
-        #expect(snapshots.contains { $0.publicList.progress?.knownTotal == 75 }, "the public total is shown")
-        #expect(snapshots.contains { $0.publicList.progress?.latestIllust != nil })
-        #expect(snapshots.contains { $0.publicList.progress != nil && $0.privateList == .queued })
-        #expect(snapshots.compactMap { $0.privateList.progress?.pagesFetched }.last == 1)
+        #expect(statuses.contains { $0.publicList.progress?.knownTotal == 75 }, "the public total is shown")
+        #expect(statuses.contains { $0.publicList.progress?.latestIllust != nil })
+        #expect(statuses.contains { $0.publicList.progress != nil && $0.privateList == .queued })
+        #expect(statuses.compactMap { $0.privateList.progress?.pagesFetched }.last == 1)
         h.source.requests.checkPacing()
     }
 
@@ -200,7 +200,9 @@ import Testing
             return
         }
         #expect(until == pausedAt + 7_200)
-        #expect(await h.store.metadata(for: .public).pause == ListPause(until: until, code: "rateLimited", message: reason.message))
+        // The pause as an app reads it from the list's record.
+        let pause = try #require(ListSyncRecord(await h.store.metadata(for: .public)).pause)
+        #expect(pause.until == until && pause.code == "rateLimited" && pause.message == reason.message)
 
         h.source.setFaultRule(nil)
         h.source.clearLog()
@@ -266,9 +268,9 @@ import Testing
         let pausedUntil = failed[2].endedAt + 3_600
         let status = await h.engine.currentStatus()
         #expect(status.publicList == .paused(until: pausedUntil, reason: BookmarkSyncError(.rateLimited, "Rate Limit")))
-        let snapshots = await recorder.snapshots(upTo: status)
-        #expect(snapshots.contains { $0.publicList == .coolingDown(until: failed[0].endedAt + 300) })
-        #expect(snapshots.contains { $0.publicList == .backingOff(until: failed[1].endedAt + 2, attempt: 2) })
+        let statuses = await recorder.statuses(upTo: status)
+        #expect(statuses.contains { $0.publicList == .coolingDown(until: failed[0].endedAt + 300) })
+        #expect(statuses.contains { $0.publicList == .backingOff(until: failed[1].endedAt + 2, attempt: 2) })
 
         // During the pause a user intent fetches nothing; after it, the intent runs again.
         await h.clock.advance(by: 1_800)

@@ -34,9 +34,9 @@ extension EngineOverPixivTests {
         }
         #expect(until == pausedUntil)
         #expect(reason.code == .rateLimited, "a \"Rate Limit\" 403 is a rate limit")
-        let snapshots = await recorder.snapshots(upTo: status)
-        #expect(snapshots.contains { $0.publicList == .coolingDown(until: failed[0].timestamp + 300) })
-        #expect(snapshots.contains { $0.publicList == .backingOff(until: failed[1].timestamp + 2, attempt: 2) })
+        let statuses = await recorder.statuses(upTo: status)
+        #expect(statuses.contains { $0.publicList == .coolingDown(until: failed[0].timestamp + 300) })
+        #expect(statuses.contains { $0.publicList == .backingOff(until: failed[1].timestamp + 2, attempt: 2) })
 
         // No request during the pause, whatever the user does; after it, an intent runs again.
         await h.clock.advance(by: 1_800)

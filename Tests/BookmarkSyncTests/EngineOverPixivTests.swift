@@ -40,15 +40,15 @@ import Testing
         }
         #expect(lastFull == log.last?.timestamp)
 
-        let snapshots = await recorder.snapshots(upTo: final)
-        let publicProgress = snapshots.compactMap(\.publicList.progress)
+        let statuses = await recorder.statuses(upTo: final)
+        let publicProgress = statuses.compactMap(\.publicList.progress)
         #expect(publicProgress.map(\.pagesFetched) == publicProgress.map(\.pagesFetched).sorted(), "progress only rises")
         #expect(Set(publicProgress.map(\.pagesFetched)) == [0, 1, 2], "one step per page until the last")
         #expect(Set(publicProgress.map(\.indexedCount)).isSuperset(of: [0, 30, 60]))
         #expect(publicProgress.contains { $0.knownTotal == 75 }, "the total from user detail is shown")
         #expect(publicProgress.contains { $0.latestIllust?.id == 1_045 }, "the last work of page 1 is the latest indexed")
-        #expect(snapshots.contains { $0.publicList.progress != nil && $0.privateList == .queued })
-        let privateProgress = snapshots.compactMap(\.privateList.progress)
+        #expect(statuses.contains { $0.publicList.progress != nil && $0.privateList == .queued })
+        let privateProgress = statuses.compactMap(\.privateList.progress)
         #expect(privateProgress.allSatisfy { $0.knownTotal == nil && $0.mode == .full })
         #expect(privateProgress.last?.pagesFetched == 1)
     }

@@ -1,4 +1,4 @@
-import BookmarkIndex
+@_spi(Testing) import BookmarkIndex
 import BookmarkIndexTesting
 @testable import BookmarkSync
 import BookmarkSyncTesting

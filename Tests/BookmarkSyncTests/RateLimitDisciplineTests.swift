@@ -92,9 +92,9 @@ import Testing
         for trip in trips {
             #expect(!log.contains { $0.timestamp > trip && $0.timestamp < trip + 300 })
         }
-        let snapshots = await recorder.snapshots(upTo: status)
-        #expect(snapshots.contains { if case .coolingDown = $0.publicList { true } else { false } })
-        #expect(!snapshots.contains { if case .paused = $0.publicList { true } else { false } })
+        let statuses = await recorder.statuses(upTo: status)
+        #expect(statuses.contains { if case .coolingDown = $0.publicList { true } else { false } })
+        #expect(!statuses.contains { if case .paused = $0.publicList { true } else { false } })
     }
 
     /// A rate limit is the account's: the other list waits out the cooldown too, even when the
@@ -118,8 +118,8 @@ import Testing
             return
         }
         #expect(await h.indexed(.private) == h.pixiv.bookmarks(in: .private))
-        let snapshots = await recorder.snapshots(upTo: await h.engine.currentStatus())
-        #expect(snapshots.contains { $0.privateList == .coolingDown(until: trip + 300) }, "the waiting list says why")
+        let statuses = await recorder.statuses(upTo: await h.engine.currentStatus())
+        #expect(statuses.contains { $0.privateList == .coolingDown(until: trip + 300) }, "the waiting list says why")
     }
 
     /// A walk's time left is the pages left at the current pace, for a list whose total is known.
@@ -129,9 +129,9 @@ import Testing
         let recorder = await StatusRecorder(h.engine)
         await h.engine.startAutoSync(for: .public)
         await h.run()
-        let snapshots = await recorder.snapshots(upTo: await h.engine.currentStatus())
-        let estimates = snapshots.compactMap { snapshot -> (Int, TimeInterval)? in
-            guard case .syncing(let progress) = snapshot.publicList, let left = progress.estimatedTimeLeft else { return nil }
+        let statuses = await recorder.statuses(upTo: await h.engine.currentStatus())
+        let estimates = statuses.compactMap { status -> (Int, TimeInterval)? in
+            guard case .syncing(let progress) = status.publicList, let left = progress.estimatedTimeLeft else { return nil }
             return (progress.pagesFetched, left)
         }
         // After the total and one page: 99 pages left, 18 of the burst at the floor, 81 at 1.8 s.

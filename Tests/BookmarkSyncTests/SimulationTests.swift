@@ -147,7 +147,7 @@ import Testing
             #expect(most <= limit, "\(most) requests within a day")
         }
         if configuration.dailyRequestLimit == 40 {
-            let seen = await recorder.snapshots(upTo: await h.engine.currentStatus())
+            let seen = await recorder.statuses(upTo: await h.engine.currentStatus())
             let waits = seen.filter { $0.publicList.isWaitingForTheDay || $0.privateList.isWaitingForTheDay }
             #expect(!waits.isEmpty, "the history made walks wait for the day")
         }

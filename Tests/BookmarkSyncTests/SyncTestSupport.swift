@@ -96,10 +96,10 @@ struct Harness {
     }
 }
 
-/// Records every status snapshot of an engine in the background.
+/// Records every status of an engine in the background.
 final class StatusRecorder: Sendable {
     private final class Log: Sendable {
-        let snapshots = Mutex<[SyncStatus]>([])
+        let statuses = Mutex<[SyncStatus]>([])
     }
 
     private let log = Log()
@@ -110,19 +110,19 @@ final class StatusRecorder: Sendable {
         let log = self.log
         task = Task {
             for await status in stream {
-                log.snapshots.withLock { $0.append(status) }
+                log.statuses.withLock { $0.append(status) }
             }
         }
     }
 
-    /// Waits until the latest recorded snapshot is `status` (the engine's current one), then
+    /// Waits until the latest recorded status is `status` (the engine's current one), then
     /// returns everything recorded.
-    func snapshots(upTo status: SyncStatus) async -> [SyncStatus] {
+    func statuses(upTo status: SyncStatus) async -> [SyncStatus] {
         for _ in 0..<1_000_000 {
-            if let last = log.snapshots.withLock({ $0.last }), last == status { break }
+            if let last = log.statuses.withLock({ $0.last }), last == status { break }
             await Task.yield()
         }
-        return log.snapshots.withLock { $0 }
+        return log.statuses.withLock { $0 }
     }
 
     deinit { task.cancel() }

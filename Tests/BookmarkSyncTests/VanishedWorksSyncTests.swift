@@ -185,7 +185,7 @@ import Testing
         try await reopened.compact()
         try await reopened.close()
         let compacted = try await BookmarksIndexStore.open(directory: directory, options: options)
-        #expect(await compacted.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished)) == expected, "after compaction, from its snapshot")
+        #expect(await compacted.bookmarks(in: .public, matching: BookmarkFilter(visibility: .vanished)) == expected, "after compaction, from its checkpoint")
         #expect(await compacted.tagHistogram(in: .public, visibility: .vanished).map(\.name).contains("common"))
         try await compacted.close()
     }

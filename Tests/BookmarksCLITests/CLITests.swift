@@ -164,7 +164,7 @@ struct CLITests {
         let verify = try await CLI.run(["verify", "--store", directory.path])
         #expect(verify.status == 0, "\(verify.output)\(verify.error)")
         #expect(verify.output.contains("schema          1") && verify.output.contains("bookmarks       150 public, 30 private"))
-        #expect(verify.output.contains("index snapshot  not used") && verify.output.contains("OK"))
+        #expect(verify.output.contains("checkpoint      not used") && verify.output.contains("OK"))
         #expect(verify.output.contains("next open       migrates from schema 1"), "\(verify.output)")
 
         let list = try await CLI.run(["list", "--store", directory.path, "--vanished", "--json", "--limit", "1000"])
@@ -185,19 +185,19 @@ struct CLITests {
         #expect(good.output.contains("3002 public, 600 private"))
         #expect(good.output.contains("OK"))
         #expect(good.output.contains("next open       opens as it is"))
-        // The demo's journal outgrew 1 MiB and was compacted: it has an index snapshot.
-        #expect(good.output.contains("index snapshot  covers the first "))
+        // The demo's journal outgrew 1 MiB and was compacted: it has a checkpoint.
+        #expect(good.output.contains("checkpoint      covers the first "))
 
-        // A snapshot that cannot be used is reported, and is no damage: open reads the journal.
+        // A checkpoint that cannot be used is reported, and is no damage: open reads the journal.
         let unusable = FileManager.default.temporaryDirectory.appendingPathComponent("unusable-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: unusable) }
         try FileManager.default.createDirectory(at: unusable, withIntermediateDirectories: true)
         let demoDirectory = try await demoStore.value.directory
         try FileManager.default.copyItem(at: demoDirectory.appendingPathComponent("journal.jsonl"), to: unusable.appendingPathComponent("journal.jsonl"))
-        try Data("not a snapshot".utf8).write(to: unusable.appendingPathComponent("index.snapshot"))
+        try Data("not a checkpoint".utf8).write(to: unusable.appendingPathComponent("index.snapshot"))
         let ignored = try await CLI.run(["verify", "--store", unusable.path])
         #expect(ignored.status == 0)
-        #expect(ignored.output.contains("index snapshot  not used: the index snapshot cannot be used"))
+        #expect(ignored.output.contains("checkpoint      not used: the checkpoint cannot be used"))
 
         // A copy of the store with a flipped byte in the middle of a batch line.
         let damaged = FileManager.default.temporaryDirectory.appendingPathComponent("damaged-\(UUID().uuidString)")
@@ -314,22 +314,6 @@ struct CLITests {
         let compact = try await CLI.run(["compact", "--store", store])
         #expect(compact.status == 1)
         #expect(compact.error.contains("open elsewhere"))
-    }
-
-    /// The overview lists every command, each name apart from its summary (the longest,
-    /// serve-simulator, ran into it).
-    @Test func theOverviewKeepsEveryNameApartFromItsSummary() async throws {
-        let help = try await CLI.run(["--help"])
-        #expect(help.output.contains("  serve-simulator  Serve generated Pixiv accounts"), "\(help.output)")
-        #expect(help.output.contains("  demo             Sync a generated account"))
-    }
-
-    @Test func everySubcommandHasHelp() async throws {
-        for command in ["demo", "login", "logout", "status", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"] {
-            let result = try await CLI.run([command, "--help"])
-            #expect(result.status == 0)
-            #expect(result.output.contains("usage: bookmarks \(command)"))
-        }
     }
 
     @Test func resetAsksUnlessYes() async throws {

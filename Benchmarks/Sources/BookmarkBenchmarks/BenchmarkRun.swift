@@ -115,11 +115,12 @@ struct BenchmarkRun {
             let sqliteFigure = try sqlite.openDatabase(directory: sqliteUnsynced)
             sqliteOpen = sqliteFigure
             item = ItemResult(name: "open", ours: open, sqlite: sqliteFigure)
-            let snapshotBytes = JournalItems.fileBytes(JournalStorage.checkpointFileName, in: unsynced)
-            item.fields = [("journal_bytes", .integer(compactedBytes)), ("snapshot_bytes", .integer(snapshotBytes))]
-            item.note = (snapshotBytes > 0
-                ? String(format: "after compaction: index snapshot (%.1f MB) + journal lines after it", Double(snapshotBytes) / 1_048_576)
-                : "after compaction: journal read whole (below the snapshot threshold)")
+            let checkpointBytes = JournalItems.fileBytes(JournalStorage.checkpointFileName, in: unsynced)
+            // The field keeps its name from before the checkpoint had its name: reports compare across runs.
+            item.fields = [("journal_bytes", .integer(compactedBytes)), ("snapshot_bytes", .integer(checkpointBytes))]
+            item.note = (checkpointBytes > 0
+                ? String(format: "after compaction: checkpoint (%.1f MB) + journal lines after it", Double(checkpointBytes) / 1_048_576)
+                : "after compaction: journal read whole (below the checkpoint threshold)")
                 + ", + first histogram; SQLite: open + first histogram"
             item.target = Target(text: "≤ 400 ms, ratio ≤ 1.0", isMet: open.median <= 400 && item.ratio.map { $0 <= 1.0 } ?? false)
             results.append(item)
@@ -140,13 +141,13 @@ struct BenchmarkRun {
             let twice = try await ours.writeUncompactedJournal()
             let twiceBytes = JournalItems.journalBytes(in: twice)
             let sqliteTwice = try sqlite.writeTwice()
-            let openTwice = try await ours.openStore(directory: twice, snapshots: false)
+            let openTwice = try await ours.openStore(directory: twice, checkpoints: false)
             let sqliteOpenTwice = try sqlite.openDatabase(directory: sqliteTwice)
             scratch.remove(twice)
             scratch.remove(sqliteTwice)
             item = ItemResult(name: "open_uncompacted", ours: openTwice, sqlite: sqliteOpenTwice)
             item.fields = [("journal_bytes", .integer(twiceBytes))]
-            item.note = String(format: "no snapshot: journal %.1f MB", Double(twiceBytes) / 1_048_576)
+            item.note = String(format: "no checkpoint: journal %.1f MB", Double(twiceBytes) / 1_048_576)
                 + (compactedBytes.map { String(format: " = %.2f x compacted", Double(twiceBytes) / Double(max($0, 1))) } ?? "")
                 + ", read whole; SQLite: db after 2N upserts"
             results.append(item)
@@ -160,14 +161,14 @@ struct BenchmarkRun {
         }
 
         // The compacted journal again, read whole: what open costs when there is no usable
-        // snapshot (deleted before each sample, so this comes after the memory probe).
+        // checkpoint (deleted before each sample, so this comes after the memory probe).
         if wants("open_without_snapshot"), let unsynced, let sqliteUnsynced, let compactedBytes {
             log("open_without_snapshot")
-            let openWhole = try await ours.openStore(directory: unsynced, snapshots: false)
+            let openWhole = try await ours.openStore(directory: unsynced, checkpoints: false)
             let sqliteFigure = try sqliteOpen ?? sqlite.openDatabase(directory: sqliteUnsynced)
             item = ItemResult(name: "open_without_snapshot", ours: openWhole, sqlite: sqliteFigure)
             item.fields = [("journal_bytes", .integer(compactedBytes))]
-            item.note = "compacted journal read whole (the snapshot deleted); SQLite: open + first histogram"
+            item.note = "compacted journal read whole (the checkpoint deleted); SQLite: open + first histogram"
             results.append(item)
         }
 

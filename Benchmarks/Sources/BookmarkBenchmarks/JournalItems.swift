@@ -176,16 +176,16 @@ struct JournalItems {
     }
 
     /// Opens the store in `directory` and asks for its top 50 tags (what SQLite's figure does),
-    /// once per sample; the close after each sample is not timed. With `snapshots`, open reads
-    /// the index snapshot compaction wrote and replays only the journal lines after it; without,
-    /// the snapshot is deleted before each sample (untimed) and none is written, so open reads,
+    /// once per sample; the close after each sample is not timed. With `checkpoints`, open reads
+    /// the checkpoint compaction wrote and replays only the journal lines after it; without,
+    /// the checkpoint is deleted before each sample (untimed) and none is written, so open reads,
     /// checks and replays the whole journal.
-    func openStore(directory: URL, snapshots: Bool = true) async throws -> Figure {
+    func openStore(directory: URL, checkpoints: Bool = true) async throws -> Figure {
         var options = Self.options(.always)
-        if !snapshots { options.checkpointMinimumBytes = .max }
-        let snapshotPath = directory.appendingPathComponent(JournalStorage.checkpointFileName).path
+        if !checkpoints { options.checkpointMinimumBytes = .max }
+        let checkpointPath = directory.appendingPathComponent(JournalStorage.checkpointFileName).path
         return try await sampling.measure {
-            if !snapshots { try? FileManager.default.removeItem(atPath: snapshotPath) }
+            if !checkpoints { try? FileManager.default.removeItem(atPath: checkpointPath) }
             var store: BookmarksIndexStore?
             var tags: [ArtworkTagCount] = []
             let elapsed = try await elapsedMilliseconds {

@@ -48,7 +48,7 @@ struct StorageItems {
     }
 
     /// Opening a store of the whole data set and asking for its top 50 tags: over the journal
-    /// in `journalDirectory` (compacted, with its snapshot) and over SQLite storage written here
+    /// in `journalDirectory` (compacted, with its checkpoint) and over SQLite storage written here
     /// (untimed) with every batch.
     func open(journalDirectory: URL) async throws -> (journal: Figure, sqlite: Figure) {
         let journal = try await JournalItems(dataset: dataset, sampling: sampling, scratch: scratch).openStore(directory: journalDirectory)

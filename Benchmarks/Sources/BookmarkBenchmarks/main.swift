@@ -24,7 +24,7 @@ let usage = """
       \(MemoryProbe.flag) <dir>   open the store in <dir>, print its memory figures, then exit
       \(AccountsOpen.memoryFlag) <dir>  one round of accounts_open_1000 over the journals in <dir>, print its memory figures, then exit
       --time-open <dir>              open the store in <dir> (and ask for its top 50 tags) 7 times, print each time in ms
-      --whole                        with --time-open: delete the snapshot first and write none, so each open reads the journal whole
+      --whole                        with --time-open: delete the checkpoint first and write none, so each open reads the journal whole
     """
 
 struct Arguments {

@@ -20,7 +20,7 @@ protocol FuzzTarget {
 enum Fuzz {
     static var targets: [any FuzzTarget.Type] {
         [
-            JournalTarget.self, SnapshotTarget.self, PixivBodyTarget.self, LoginPasteTarget.self,
+            JournalTarget.self, CheckpointTarget.self, PixivBodyTarget.self, LoginPasteTarget.self,
             SyncRecordTarget.self, StoreOperationsTarget.self,
         ]
     }

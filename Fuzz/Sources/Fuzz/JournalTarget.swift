@@ -23,7 +23,7 @@ struct JournalTarget: FuzzTarget {
         var options = JournalStorage.Options()
         options.salvage = true
         options.durability = .none
-        options.snapshotMinimumBytes = 0
+        options.checkpointMinimumBytes = 0
         expectIndexError("a salvaging open") {
             try blocking { [options] in
                 let store = try await BookmarksIndexStore.open(directory: directory, options: options)

@@ -3,7 +3,7 @@ import Foundation
 
 /// A small store made the same way every time: rows of every kind in both lists (tags with and
 /// without translations, vanished works, non-ASCII text), metadata with a sync record, compacted
-/// so that it has an index snapshot.
+/// so that it has a checkpoint.
 enum SampleStore {
     static let created = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
@@ -13,7 +13,7 @@ enum SampleStore {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var options = JournalStorage.Options()
         options.durability = .none
-        options.snapshotMinimumBytes = 0
+        options.checkpointMinimumBytes = 0
         options.now = { created }
         try blocking { [options] in
             let store = try await BookmarksIndexStore.open(directory: directory, options: options)
@@ -33,8 +33,8 @@ enum SampleStore {
 
     static var changes: [BookmarkChange] {
         let tags = [
-            TagRef(name: "オリジナル", translatedName: "original"), TagRef(name: "女の子", translatedName: "girl"),
-            TagRef(name: "風景"), TagRef(name: "R-18"), TagRef(name: "Fate/GrandOrder"),
+            ArtworkTag(name: "オリジナル", translatedName: "original"), ArtworkTag(name: "女の子", translatedName: "girl"),
+            ArtworkTag(name: "風景"), ArtworkTag(name: "R-18"), ArtworkTag(name: "Fate/GrandOrder"),
         ]
         let reasons: [VanishReason?] = [nil, nil, nil, .deleted, .myPixivOnly, .unknown]
         var changes: [BookmarkChange] = []

@@ -16,7 +16,7 @@ struct StoreOperationsTarget: FuzzTarget {
     static var options: JournalStorage.Options {
         var options = JournalStorage.Options()
         options.durability = .none
-        options.snapshotMinimumBytes = 1_024
+        options.checkpointMinimumBytes = 1_024
         options.compactionMinimumBytes = 4_096
         return options
     }
@@ -89,7 +89,7 @@ private struct Session {
         let illust = BookmarkedIllustSnapshot(
             id: id, title: reader.pick(Self.texts) + reader.string(upTo: 12), type: reader.pick([.illust, .manga, .ugoira]),
             artistID: Int(reader.byte()), artistName: reader.string(upTo: 6),
-            tags: (0..<Int(reader.byte() % 4)).map { _ in TagRef(name: reader.pick(Self.tags), translatedName: reader.pick([nil, "girl", "Σ"])) },
+            tags: (0..<Int(reader.byte() % 4)).map { _ in ArtworkTag(name: reader.pick(Self.tags), translatedName: reader.pick([nil, "girl", "Σ"])) },
             thumbnailURL: reader.pick([nil, "https://i.pximg.net/x.jpg"]), pageCount: Int(reader.byte()),
             xRestrict: Int(reader.byte() % 3), aiType: Int(reader.byte() % 3), createDate: date(),
             vanishReason: reader.pick(reasons), totalBookmarks: Int(reader.int64() % 1_000_000)
@@ -143,7 +143,7 @@ private struct Session {
     }
 
     func expectSameIndex(_ when: String) async throws {
-        let state = await store.snapshot
+        let state = await store.state
         for restrict in Restrict.allCases {
             let all = BookmarkFilter(visibility: .all)
             if state.bookmarks(in: restrict, matching: all) != model.bookmarks(in: restrict, matching: all) {

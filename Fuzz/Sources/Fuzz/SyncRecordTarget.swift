@@ -29,7 +29,7 @@ struct SyncRecordTarget: FuzzTarget {
             try blocking {
                 let clock = TestClock(now: Self.now)
                 let source = FakeBookmarkSource(clock: clock, latency: 0.05)
-                let works = (1...70).map { BookmarkedIllustSnapshot(id: $0, title: "work \($0)", tags: [TagRef(name: "t\($0 % 4)")]) }
+                let works = (1...70).map { BookmarkedIllustSnapshot(id: $0, title: "work \($0)", tags: [ArtworkTag(name: "t\($0 % 4)")]) }
                 source.add(Array(works[0..<45]), to: .public)
                 source.add(Array(works[45...]), to: .private)
                 let store = try await BookmarksIndexStore(storage: InMemoryStorage())

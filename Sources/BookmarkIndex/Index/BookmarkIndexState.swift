@@ -6,14 +6,14 @@
 /// the only way to change it, and it keeps every derived structure current as it goes, so reads
 /// never rebuild anything.
 /// ``BookmarksIndexStore`` owns one and makes every batch durable before applying it; use the
-/// state directly for tests, tools and off-actor snapshots. Copies are cheap until written
+/// state directly for tests, tools and off-actor reads (``BookmarksIndexStore/state``). Copies are cheap until written
 /// (copy-on-write).
 public struct BookmarkIndexState: Sendable {
     var tags = TagTable()
     var lists: [ListIndex] = [ListIndex(), ListIndex()]
     var metadataByList: [BookmarkIndexMetadata] = [BookmarkIndexMetadata(), BookmarkIndexMetadata()]
     /// How many batches have been applied to this value since it was empty (a store's reset
-    /// carries the count on): of two snapshots of one store, the one with the higher revision
+    /// carries the count on): of two states of one store, the one with the higher revision
     /// is the newer.
     public internal(set) var revision: UInt64 = 0
 
@@ -73,8 +73,8 @@ public struct BookmarkIndexState: Sendable {
     }
 
     /// The largest and smallest ``IndexedBookmark/serverOrder`` of `restrict`'s list, or `nil`
-    /// when it is empty; what ``ServerOrder``'s functions take.
-    public func serverOrderBounds(in restrict: Restrict) -> (newest: Int64, oldest: Int64)? {
+    /// when it is empty; what ``ServerOrder``'s functions take (the sync engine's business).
+    package func serverOrderBounds(in restrict: Restrict) -> (newest: Int64, oldest: Int64)? {
         lists[restrict.listIndex].orderBounds
     }
 

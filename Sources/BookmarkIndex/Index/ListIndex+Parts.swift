@@ -1,7 +1,7 @@
 import Foundation
 
 extension ListIndex {
-    /// What an index snapshot stores of a list; everything else is derived from these.
+    /// What a checkpoint stores of a list; everything else is derived from these.
     struct Parts {
         var slots: [Row] = []
         var freeSlots: [Int32] = []
@@ -34,7 +34,7 @@ extension ListIndex {
         var vanishedTagCounts: [Int32]
     }
 
-    /// A list's parts that are inconsistent: a snapshot written by a different build, or
+    /// A list's parts that are inconsistent: a checkpoint written by a different build, or
     /// damaged in a way its checksums did not catch.
     struct InconsistentParts: Error {
         var reason: String
@@ -91,7 +91,7 @@ extension ListIndex {
     /// it. Returns the postings, the rows carrying each (name, translation) pair, and the
     /// vanished rows carrying each name.
     ///
-    /// Two sequential passes, cheap enough for every snapshot open: over the rows, adding up per
+    /// Two sequential passes, cheap enough for every checkpoint open: over the rows, adding up per
     /// name a keyed 64-bit hash of each slot carrying it (the key is random, so no file can be
     /// made to collide), then over the postings, doing the same; the sums must be equal. Row
     /// ranges are checked again here (``indexRows(_:textCount:tagRefCount:)`` runs alongside),

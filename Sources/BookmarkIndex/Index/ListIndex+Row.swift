@@ -3,9 +3,9 @@ import Foundation
 extension ListIndex {
     /// One bookmark's fields, with its strings and tags as ranges of the list's arenas.
     ///
-    /// An index snapshot writes rows as raw memory: the fields are laid out with no implicit
+    /// A checkpoint writes rows as raw memory: the fields are laid out with no implicit
     /// padding (so no stray bytes reach the disk), and every field must be listed in
-    /// ``layoutFingerprint``, which a snapshot records so a build with another layout ignores it.
+    /// ``layoutFingerprint``, which a checkpoint records so a build with another layout ignores it.
     struct Row: Sendable, BitwiseCopyable {
         var illustID: Int
         var serverOrder: Int64
@@ -58,7 +58,7 @@ extension ListIndex {
         }
 
         /// The reason the row stores; `nil` for a visible work. The code must be one
-        /// ``reasonCode(_:)`` gives (rows from a snapshot are checked for it).
+        /// ``reasonCode(_:)`` gives (rows from a checkpoint are checked for it).
         var reason: VanishReason? {
             vanishReason == 0 ? nil : VanishReason.allCases[Int(vanishReason) - 1]
         }

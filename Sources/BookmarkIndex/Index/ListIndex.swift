@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Rows are fixed-size records with no references: their strings live in one byte arena
 /// (``text``) and their tags in one array of interned IDs (``tagRefs``), so a list of n rows is a
-/// handful of flat arrays rather than n objects, and an index snapshot can write and read those
+/// handful of flat arrays rather than n objects, and a checkpoint can write and read those
 /// arrays whole. A replaced or removed row leaves garbage in the arenas; ``finishBatch()`` packs
 /// them once the garbage outweighs what is live.
 struct ListIndex: Sendable {
@@ -29,9 +29,9 @@ struct ListIndex: Sendable {
     /// Bookmarks carrying each tag, by ``TagID``.
     private(set) var tagCounts: [Int32] = []
     /// Vanished bookmarks carrying each tag (by their last-known tags), by ``TagID``; at most
-    /// ``tagCounts`` long. Derived from the rows, not stored in a snapshot.
+    /// ``tagCounts`` long. Derived from the rows, not stored in a checkpoint.
     private(set) var vanishedTagCounts: [Int32] = []
-    /// The slots of the vanished rows, ascending. Derived from the rows, not stored in a snapshot.
+    /// The slots of the vanished rows, ascending. Derived from the rows, not stored in a checkpoint.
     private(set) var vanishedSlots = Postings()
     /// The inverted index: the slots of the rows carrying each tag, by ``TagID``.
     private(set) var postings: [Postings] = []

@@ -98,7 +98,7 @@ extension OrderList {
     var stampCounter: UInt32 { nextStamp }
 
     /// An order list holding `entries`, which are sorted newest first (as
-    /// ``forEachNewestFirst(_:)`` gives them); what an index snapshot restores.
+    /// ``forEachNewestFirst(_:)`` gives them); what a checkpoint restores.
     init(newestFirst entries: [Entry], nextStamp: UInt32) {
         self.init()
         older = entries

@@ -8,27 +8,30 @@
 ///   left is exactly Pixiv's order.
 /// - An in-app bookmark goes on top: ``newest(above:)``.
 ///
+/// The sync engine's (BookmarkSync's) business, and BookmarkIndexTesting's when it makes rows
+/// as a sync would: `package`, not part of the public API.
+///
 /// Orders saturate at `Int64`'s ends rather than overflow: a row written with an order near
 /// them (any value is accepted) makes the next orders tie, which a list ranks by illust ID,
 /// and never traps.
-public enum ServerOrder {
+package enum ServerOrder {
     /// The room a delta sync reserves above the current newest row.
-    public static let deltaSpan: Int64 = 1 << 32
+    package static let deltaSpan: Int64 = 1 << 32
 
     /// The order of the `index`-th new row of a delta sync that began when the newest row had
     /// `newest` (`nil` for an empty list).
-    public static func deltaOrder(index: Int, above newest: Int64?) -> Int64 {
+    package static func deltaOrder(index: Int, above newest: Int64?) -> Int64 {
         (newest ?? 0).saturatingAdd(deltaSpan).saturatingAdd(-Int64(clamping: max(0, index)))
     }
 
     /// The order of the `index`-th row of a full walk that began when the oldest row had
     /// `oldest` (`nil` for an empty list).
-    public static func walkOrder(index: Int, below oldest: Int64?) -> Int64 {
+    package static func walkOrder(index: Int, below oldest: Int64?) -> Int64 {
         (oldest ?? 0).saturatingAdd(-1).saturatingAdd(-Int64(clamping: max(0, index)))
     }
 
     /// The order of a bookmark made in the app, above the newest row.
-    public static func newest(above newest: Int64?) -> Int64 {
+    package static func newest(above newest: Int64?) -> Int64 {
         (newest ?? 0).saturatingAdd(1)
     }
 }

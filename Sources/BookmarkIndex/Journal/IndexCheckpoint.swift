@@ -1,15 +1,15 @@
 import Foundation
 
-/// The index snapshot: the in-memory index of a journal's first lines, written whole so that
+/// The checkpoint: the in-memory index of a journal's first lines, written whole so that
 /// open reads it back instead of replaying those lines.
 ///
-/// The journal stays the only record: the snapshot is a cache of what replaying its first
+/// The journal stays the only record: the checkpoint is a cache of what replaying its first
 /// ``Coverage/lines`` lines gives, for the one journal file whose header carries
 /// ``Coverage/journalID``. Open uses it only when that journal is the one in place and at least
-/// ``Coverage/length`` bytes long, then replays the lines after it; any other snapshot, a
+/// ``Coverage/length`` bytes long, then replays the lines after it; any other checkpoint, a
 /// damaged one, or one from a build that lays rows out differently is ignored, and the journal
 /// replayed whole. It is written after compaction (when the journal is already durable), so it
-/// needs no fsync: a snapshot cut short by a crash fails its checksum and is ignored.
+/// needs no fsync: a checkpoint cut short by a crash fails its checksum and is ignored.
 ///
 /// Layout (native byte order, which the header checks): a header with the coverage, each
 /// section's size and XXH64, and the header's own XXH64; then the sections — the tag table, the
@@ -20,7 +20,7 @@ enum IndexCheckpoint {
     static let fileName = "index.snapshot"
     static let temporaryFileName = "index.snapshot.tmp"
 
-    /// Which journal the snapshot is of, and how much of it.
+    /// Which journal the checkpoint is of, and how much of it.
     struct Coverage: Equatable, Sendable {
         /// The journal's schema version.
         var schemaVersion: Int
@@ -37,13 +37,13 @@ enum IndexCheckpoint {
         var lastLineOffset: Int
     }
 
-    /// Why a snapshot cannot be used.
+    /// Why a checkpoint cannot be used.
     struct Unusable: Error, CustomStringConvertible {
         var reason: String
         var description: String { reason }
     }
 
-    /// A snapshot its reader's `refusal` turned down.
+    /// A checkpoint its reader's `refusal` turned down.
     struct Refused: Error {
         var reason: String
     }
@@ -65,21 +65,21 @@ enum IndexCheckpoint {
         fileSystem: any JournalFileSystem
     ) throws {
         // The arrays are written from where they are, not copied.
-        var sections: [SnapshotSection] = []
-        sections.append(SnapshotSection(encodeTags(state.tags.refs)))
-        sections.append(SnapshotSection(encodeMetadata(state)))
+        var sections: [CheckpointSection] = []
+        sections.append(CheckpointSection(encodeTags(state.tags.refs)))
+        sections.append(CheckpointSection(encodeMetadata(state)))
         for list in state.lists {
             let parts = list.parts
-            sections.append(SnapshotSection([parts.garbageText, parts.garbageTags, Int(parts.nextStamp)].map(Int64.init)))
-            sections.append(SnapshotSection(parts.slots))
-            sections.append(SnapshotSection(parts.freeSlots))
-            sections.append(SnapshotSection(parts.tagRefs))
-            sections.append(SnapshotSection(parts.tagCounts))
-            sections.append(SnapshotSection(parts.postingCounts))
-            sections.append(SnapshotSection(parts.postingSlots))
-            sections.append(SnapshotSection(parts.order))
+            sections.append(CheckpointSection([parts.garbageText, parts.garbageTags, Int(parts.nextStamp)].map(Int64.init)))
+            sections.append(CheckpointSection(parts.slots))
+            sections.append(CheckpointSection(parts.freeSlots))
+            sections.append(CheckpointSection(parts.tagRefs))
+            sections.append(CheckpointSection(parts.tagCounts))
+            sections.append(CheckpointSection(parts.postingCounts))
+            sections.append(CheckpointSection(parts.postingSlots))
+            sections.append(CheckpointSection(parts.order))
             // The largest section last: the checks of the others run while it is read.
-            sections.append(SnapshotSection(parts.text))
+            sections.append(CheckpointSection(parts.text))
         }
         precondition(sections.count == sectionCount)
 
@@ -150,10 +150,10 @@ enum IndexCheckpoint {
 
     // MARK: Reading
 
-    /// Reads the snapshot in `directory`: `nil` when there is none.
+    /// Reads the checkpoint in `directory`: `nil` when there is none.
     ///
     /// `refusal` sees the coverage as soon as the header is read and checked, before any
-    /// section: it returns why the snapshot is not wanted (it is of another journal, say), or
+    /// section: it returns why the checkpoint is not wanted (it is of another journal, say), or
     /// `nil` to read on.
     ///
     /// - Throws: ``Unusable`` when it is damaged, cut short, from a build that lays rows out
@@ -172,8 +172,8 @@ enum IndexCheckpoint {
         let fixedHeaderSize = 8 + 4 + 4 + 8 + 6 * 8 + 8
         let fixed: [UInt8] = try reader.read(count: fixedHeaderSize)
         var header = HeaderReader(bytes: fixed)
-        guard header.bytes(8) == magic else { throw Unusable(reason: "it is not an index snapshot") }
-        guard header.uint32() == formatVersion else { throw Unusable(reason: "it is in another snapshot format") }
+        guard header.bytes(8) == magic else { throw Unusable(reason: "it is not a checkpoint") }
+        guard header.uint32() == formatVersion else { throw Unusable(reason: "it is in another checkpoint format") }
         guard header.uint32() == byteOrderMark else { throw Unusable(reason: "it was written in another byte order") }
         guard header.uint64() == ListIndex.Row.layoutFingerprint else {
             throw Unusable(reason: "it was written by a build that lays rows out differently")
@@ -379,8 +379,8 @@ enum IndexCheckpoint {
     }
 }
 
-/// An array the snapshot writes as its raw bytes, with its size and checksum.
-private struct SnapshotSection {
+/// An array the checkpoint writes as its raw bytes, with its size and checksum.
+private struct CheckpointSection {
     let size: Int
     let hash: UInt64
     let write: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void

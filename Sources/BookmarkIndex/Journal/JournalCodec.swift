@@ -17,7 +17,7 @@ enum JournalCodec {
         /// When compaction (or a migration or reset) wrote this file; `nil` when it grew from empty.
         var compacted: Date?
         /// A random number naming this file, new with every file written whole: what an index
-        /// snapshot names to say which journal it is of. `nil` in journals written before it.
+        /// checkpoint names to say which journal it is of. `nil` in journals written before it.
         var id: UInt64?
     }
 

@@ -1,5 +1,7 @@
 /// An open file, as ``JournalFileSystem`` hands it out.
-public struct JournalFileHandle: Sendable, Hashable {
+///
+/// Part of the journal's file-system seam, for tests: `@_spi(Testing) import BookmarkIndex`.
+@_spi(Testing) public struct JournalFileHandle: Sendable, Hashable {
     /// The operating system's file descriptor.
     public var descriptor: Int32
     /// The path the file was opened at.
@@ -17,7 +19,10 @@ public struct JournalFileHandle: Sendable, Hashable {
 ///
 /// ``PosixFileSystem`` is the real one. Every method throws ``BookmarkIndexError`` with code
 /// ``BookmarkIndexError/Code/io`` (or ``BookmarkIndexError/Code/locked``) on failure.
-public protocol JournalFileSystem: Sendable {
+///
+/// A test seam, not part of the public API: `@_spi(Testing) import BookmarkIndex` to use it
+/// (``JournalStorage/Options/fileSystem``; `FaultInjectingFileSystem` in BookmarkIndexTesting).
+@_spi(Testing) public protocol JournalFileSystem: Sendable {
     /// Creates the directory and its parents if missing.
     func createDirectory(atPath path: String) throws
     /// Whether a file exists at `path`.
@@ -79,7 +84,7 @@ private struct EndOfFile: Error {}
 
 extension JournalFileSystem {
     /// The whole file, or `nil` when there is none.
-    public func contents(atPath path: String) throws -> [UInt8]? {
+    @_spi(Testing) public func contents(atPath path: String) throws -> [UInt8]? {
         guard let file = try openForReading(atPath: path) else { return nil }
         defer { try? close(file) }
         var contents: [UInt8] = []

@@ -8,16 +8,19 @@
 /// ``BookmarkIndexError/Code/migrationFailed`` naming the step and the record, and the file is
 /// left exactly as it was. A journal newer than ``currentVersion`` is refused untouched
 /// (``BookmarkIndexError/Code/newerSchema``).
-public struct JournalMigrationPlan: Sendable {
+///
+/// A test seam, not part of the public API (`@_spi(Testing) import BookmarkIndex`): every journal
+/// opens through ``production``; the package's own tests write plans of their own.
+@_spi(Testing) public struct JournalMigrationPlan: Sendable {
     /// One step: transforms a change record from ``from`` to `from + 1`.
-    public struct Step: Sendable {
+    package struct Step: Sendable {
         /// The version this step reads.
-        public var from: Int
+        package var from: Int
         /// Rewrites one change record (one element of a batch's `changes`) in place.
-        public var transform: @Sendable (inout JournalValue) throws -> Void
+        package var transform: @Sendable (inout JournalValue) throws -> Void
 
         /// Creates a step from version `from` to `from + 1`.
-        public init(from: Int, transform: @escaping @Sendable (inout JournalValue) throws -> Void) {
+        package init(from: Int, transform: @escaping @Sendable (inout JournalValue) throws -> Void) {
             self.from = from
             self.transform = transform
         }
@@ -26,10 +29,10 @@ public struct JournalMigrationPlan: Sendable {
     /// The schema version this code writes, and the version the steps lead to.
     public var currentVersion: Int
     /// The steps, one per version below ``currentVersion`` that can be migrated.
-    public var steps: [Step]
+    package var steps: [Step]
 
     /// Creates a plan.
-    public init(currentVersion: Int, steps: [Step]) {
+    package init(currentVersion: Int, steps: [Step]) {
         self.currentVersion = currentVersion
         self.steps = steps.sorted { $0.from < $1.from }
     }

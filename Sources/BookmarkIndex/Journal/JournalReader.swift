@@ -3,7 +3,7 @@ import Foundation
 /// A journal opened only to read: no lock is taken and nothing is written, so a tool can read a
 /// store that another process has open and is syncing.
 ///
-/// It reads the journal as ``JournalStorage`` would (the index snapshot, then the lines after
+/// It reads the journal as ``JournalStorage`` would (the checkpoint, then the lines after
 /// it) and plans the same recovery, but carries none of it out: a torn last line is left in
 /// place and ignored, an older schema is migrated in memory only, a damaged journal is refused
 /// (or, with ``JournalStorage/Options/salvage``, read for every valid batch). A store opened on
@@ -36,7 +36,7 @@ public final class JournalReader: BookmarkStorage {
     private init(reading directory: String, options: JournalStorage.Options) throws {
         self.directory = directory
         self.options = options
-        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: true)
+        let reading = try JournalReading.read(directory: directory, options: options, usingCheckpoint: true)
         let plan = JournalRecoveryPlan(reading, options: options, writes: false) { $0 }
         if case .refuse(let error) = plan.action { throw error }
         state = plan.state
@@ -61,7 +61,7 @@ public final class JournalReader: BookmarkStorage {
     /// Does nothing: a reader holds no file open.
     public func close() async throws {}
 
-    /// Reads the journal back from disk, as ``JournalStorage/verify(directory:fileSystem:migrations:pool:)``.
+    /// Reads the journal back from disk, as ``JournalStorage/verify(directory:pool:)``.
     /// Throws `CancellationError` when the calling task is cancelled before the reading starts.
     public func health() async throws -> StorageHealth {
         try await options.ioPool.run {

@@ -16,21 +16,21 @@ struct JournalReading {
 
     var path: String
     var head: Head
-    /// The state the good batches give (from the snapshot and the lines after it, or the
+    /// The state the good batches give (from the checkpoint and the lines after it, or the
     /// journal read whole).
     var state = BookmarkIndexState()
     /// Lines that fail to read and are not the last one, and sequence gaps.
     var damage: [JournalDamage] = []
-    /// The lines read back correctly, the header included; with a snapshot, the lines it
+    /// The lines read back correctly, the header included; with a checkpoint, the lines it
     /// covers are counted.
     var goodLines = 1
-    /// Batches read from the file itself (not through a snapshot).
+    /// Batches read from the file itself (not through a checkpoint).
     var batchesRead = 0
     /// What the scan found at the end: the torn tail, the lengths. `nil` without a header.
     var scan: JournalScanner.Result?
-    /// Where the lines replayed start, when an index snapshot gave the state of those before.
+    /// Where the lines replayed start, when a checkpoint gave the state of those before.
     var resumedAt: JournalScanner.Resume?
-    /// Why the index snapshot beside the journal was not used, when there was one.
+    /// Why the checkpoint beside the journal was not used, when there was one.
     var checkpointNotUsed: String?
     /// The schema version read, when older than the plan's (the batches were migrated).
     var migratingFrom: Int?
@@ -44,13 +44,13 @@ struct JournalReading {
     }
 
     /// Reads the journal in `directory` through `options`' file system, pool and migrations,
-    /// starting from the index snapshot when `usingSnapshot` and one fits, and reading no
+    /// starting from the checkpoint when `usingCheckpoint` and one fits, and reading no
     /// further than byte `limit` (what a writer had acknowledged when the reading began).
     /// `opened`, when given, is the journal already open for reading (the caller closes it).
     static func read(
         directory: String,
         options: JournalStorage.Options,
-        usingSnapshot: Bool,
+        usingCheckpoint: Bool,
         limit: Int? = nil,
         opened: JournalFileHandle? = nil
     ) throws -> JournalReading {
@@ -60,7 +60,7 @@ struct JournalReading {
         var reading = JournalReading(path: path, head: .missing(length: 0))
         reading.hasTemporaryFile = fileSystem.fileExists(atPath: directory + "/" + JournalStorage.temporaryFileName)
 
-        // Everything read of the journal (header, the end of a snapshot's coverage, the lines)
+        // Everything read of the journal (header, the end of a checkpoint's coverage, the lines)
         // comes through one handle: a reader racing a writer's compaction sees one file, old
         // or new, never the header of one and the lines of the other.
         guard let file = try opened ?? fileSystem.openForReading(atPath: path) else { return reading }
@@ -85,19 +85,19 @@ struct JournalReading {
             return reading
         }
         let migrating = header.schemaVersion < plan.currentVersion
-        let snapshotExists = fileSystem.fileExists(atPath: directory + "/" + IndexCheckpoint.fileName)
+        let checkpointExists = fileSystem.fileExists(atPath: directory + "/" + IndexCheckpoint.fileName)
         if migrating {
             reading.migratingFrom = header.schemaVersion
-            if snapshotExists && usingSnapshot {
-                // Of the old file, in the old schema: the migrated journal gets a snapshot of its own.
-                reading.checkpointNotUsed = "the journal was at schema version \(header.schemaVersion), older than this library's \(plan.currentVersion): it was read whole and migrated, and the index snapshot of the old file was not used"
+            if checkpointExists && usingCheckpoint {
+                // Of the old file, in the old schema: the migrated journal gets a checkpoint of its own.
+                reading.checkpointNotUsed = "the journal was at schema version \(header.schemaVersion), older than this library's \(plan.currentVersion): it was read whole and migrated, and the checkpoint of the old file was not used"
             }
-        } else if usingSnapshot {
-            switch CheckpointPolicy.usableSnapshot(directory: directory, header: header, journal: file, fileSystem: fileSystem, pool: options.ioPool) {
+        } else if usingCheckpoint {
+            switch CheckpointPolicy.usableCheckpoint(directory: directory, header: header, journal: file, fileSystem: fileSystem, pool: options.ioPool) {
             case .none:
                 break
-            case .usable(let snapshot, let coverage):
-                reading.state = snapshot
+            case .usable(let checkpoint, let coverage):
+                reading.state = checkpoint
                 reading.resumedAt = .init(coverage, header: header)
             case .unusable(let reason):
                 reading.checkpointNotUsed = reason
@@ -106,9 +106,9 @@ struct JournalReading {
         let decodeBatch = migrating ? try JournalMigrator.decoder(plan: plan, from: header.schemaVersion, path: path) : nil
         do {
             if try !reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch, limit: limit) {
-                // Damage after a snapshot: a snapshot that does not fit the lines after it is no
+                // Damage after a checkpoint: a checkpoint that does not fit the lines after it is no
                 // evidence, so the journal is read again whole before anything is concluded.
-                reading.checkpointNotUsed = "the journal's lines after the index snapshot do not follow it (damage, or a snapshot that does not fit them); the journal was read whole"
+                reading.checkpointNotUsed = "the journal's lines after the checkpoint do not follow it (damage, or a checkpoint that does not fit them); the journal was read whole"
                 reading.resumedAt = nil
                 reading.state = BookmarkIndexState()
                 _ = try reading.scan(file, fileSystem: fileSystem, pool: options.ioPool, decodeBatch: decodeBatch, limit: limit)
@@ -119,10 +119,10 @@ struct JournalReading {
         return reading
     }
 
-    /// Scans from `resumedAt` (or the start); `false` when it met damage after a snapshot and
+    /// Scans from `resumedAt` (or the start); `false` when it met damage after a checkpoint and
     /// stopped.
     private mutating func scan(_ file: JournalFileHandle, fileSystem: any JournalFileSystem, pool: IOThreadPool, decodeBatch: JournalScanner.Decoder?, limit: Int?) throws -> Bool {
-        struct DamageAfterSnapshot: Error {}
+        struct DamageAfterCheckpoint: Error {}
         let resume = resumedAt
         damage = []
         goodLines = resume?.lines ?? 1
@@ -138,11 +138,11 @@ struct JournalReading {
                     batches += 1
                     state.apply(changes)
                 case .damage(let found):
-                    if resume != nil { throw DamageAfterSnapshot() }
+                    if resume != nil { throw DamageAfterCheckpoint() }
                     damage.append(found)
                 }
             }
-        } catch is DamageAfterSnapshot {
+        } catch is DamageAfterCheckpoint {
             return false
         }
         self.state = state

@@ -23,9 +23,9 @@ struct JournalRecoveryPlan {
     var state: BookmarkIndexState
     /// Whether the stale temporary file of an interrupted compaction is deleted first.
     var removesTemporaryFile = false
-    /// With ``Action/append(cuttingTailTo:)``: the snapshot to write of the journal as it is,
+    /// With ``Action/append(cuttingTailTo:)``: the checkpoint to write of the journal as it is,
     /// when none could be used or the lines after it have grown (see ``CheckpointPolicy``).
-    var snapshot: IndexCheckpoint.Coverage?
+    var checkpoint: IndexCheckpoint.Coverage?
 
     /// The plan for `reading`, for a writer (`writes`) or a reader. `unusedPath` names a file
     /// that does not exist yet (for the damaged file's copy).
@@ -103,8 +103,8 @@ struct JournalRecoveryPlan {
         // Without damage before it, the torn line starts where the last good line ends.
         action = .append(cuttingTailTo: scan.tornTail?.offset)
         if let header = reading.header, let id = header.id,
-           CheckpointPolicy.wantsSnapshot(afterReplaying: scan.goodLength - (reading.resumedAt?.offset ?? 0), resumedAt: reading.resumedAt?.offset, options: options) {
-            snapshot = IndexCheckpoint.Coverage(
+           CheckpointPolicy.wantsCheckpoint(afterReplaying: scan.goodLength - (reading.resumedAt?.offset ?? 0), resumedAt: reading.resumedAt?.offset, options: options) {
+            checkpoint = IndexCheckpoint.Coverage(
                 schemaVersion: header.schemaVersion, journalID: id, length: scan.goodLength,
                 lines: reading.goodLines, lastSequence: scan.lastSequence, lastLineOffset: scan.lastGoodLineStart
             )

@@ -36,8 +36,8 @@ public struct JournalRecoveryReport: Sendable, Hashable {
     public var migratedFromVersion: Int?
     /// A stale temporary file of an interrupted compaction that was deleted.
     public var removedTemporaryFile: Bool = false
-    /// Why the index snapshot beside the journal was not used (and the journal was read whole
-    /// instead), when there was one. Nothing is lost when a snapshot is not used: it is a cache
+    /// Why the checkpoint beside the journal was not used (and the journal was read whole
+    /// instead), when there was one. Nothing is lost when a checkpoint is not used: it is a cache
     /// of the journal, rewritten at the next compaction. Not counted by ``isClean``.
     public var checkpointNotUsed: String?
 
@@ -71,12 +71,12 @@ public struct JournalHealthReport: Sendable, Hashable {
     public var tornTail: JournalDamage?
     /// What the open of this journal repaired, when the report comes from an open store.
     public var recovery: JournalRecoveryReport?
-    /// The index snapshot beside the journal; `nil` when there is none.
+    /// The checkpoint beside the journal; `nil` when there is none.
     public var checkpoint: JournalCheckpointReport?
     /// What the next open (without salvage) would repair, as the open itself plans it; `nil`
     /// when it would refuse (see ``nextOpenRefuses``). Its ``JournalRecoveryReport/checkpointNotUsed``
     /// is left out: `verify` reads the journal whole, and ``checkpoint`` says what open would
-    /// make of the index snapshot.
+    /// make of the checkpoint.
     public var nextOpen: JournalRecoveryReport?
     /// Why the next open (without salvage) would refuse, when it would: damage, or a newer
     /// schema. Opening with salvage keeps every valid batch.
@@ -88,16 +88,16 @@ public struct JournalHealthReport: Sendable, Hashable {
     }
 }
 
-/// What ``JournalStorage/verify(directory:fileSystem:migrations:pool:)`` found of the index snapshot:
+/// What ``JournalStorage/verify(directory:pool:)`` found of the checkpoint:
 /// the cache of the journal's first lines that open reads instead of replaying them.
 public struct JournalCheckpointReport: Sendable, Hashable {
-    /// The bytes of the journal the snapshot covers, when it could be read.
+    /// The bytes of the journal the checkpoint covers, when it could be read.
     public var coveredBytes: Int?
-    /// Why open would not use the snapshot (and read the journal whole); `nil` when it would.
-    /// A snapshot that is not used costs time, not data.
+    /// Why open would not use the checkpoint (and read the journal whole); `nil` when it would.
+    /// A checkpoint that is not used costs time, not data.
     public var notUsedBecause: String?
-    /// `false` only when open would use the snapshot and it, with the lines after it, gives an
-    /// index different from reading the journal whole: a snapshot to delete (it is only a
+    /// `false` only when open would use the checkpoint and it, with the lines after it, gives an
+    /// index different from reading the journal whole: a checkpoint to delete (it is only a
     /// cache; the next open reads the journal whole and writes a new one).
     public var agreesWithJournal: Bool
 }

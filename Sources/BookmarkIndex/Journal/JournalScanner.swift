@@ -53,7 +53,7 @@ struct JournalScanner {
     /// Blocks read, then decoded in parallel, at a time: what bounds the memory a scan needs.
     private static let blocksPerGroup = 2
 
-    /// Where a scan starts when the first lines are already known (from an index snapshot).
+    /// Where a scan starts when the first lines are already known (from a checkpoint).
     struct Resume {
         /// The header of the file, as read before.
         var header: JournalCodec.Header
@@ -66,7 +66,7 @@ struct JournalScanner {
         /// Where the last line known starts.
         var lastLineOffset: Int
 
-        /// Resuming after the lines `coverage` says an index snapshot covers.
+        /// Resuming after the lines `coverage` says a checkpoint covers.
         init(_ coverage: IndexCheckpoint.Coverage, header: JournalCodec.Header) {
             self.header = header
             offset = coverage.length

@@ -57,7 +57,7 @@ extension JournalStorage {
     }
 
     /// The work ``beginCompaction(to:)`` hands back: all of it on one thread of the pool, so
-    /// that the snapshot's encoding reuses the memory the journal's encoding freed (on another
+    /// that the checkpoint's encoding reuses the memory the journal's encoding freed (on another
     /// thread it would come from another malloc arena, fresh from the kernel). It runs even for
     /// a cancelled task: a compaction that has begun keeps every batch appended in memory
     /// until it ends.
@@ -77,7 +77,7 @@ extension JournalStorage {
             throw error
         }
         let installed = try lane.runBlocking { try self.switchToCompactedFile(pending) }
-        CheckpointPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+        CheckpointPolicy.refreshCheckpoint(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
     }
 
     /// Writes `state` as a complete journal to the temporary file and fsyncs it, leaving it open
@@ -123,7 +123,7 @@ extension JournalStorage {
             } catch {
                 throw compactionFailure(error)
             }
-            // The snapshot covers the compacted part; the carried lines come after it.
+            // The checkpoint covers the compacted part; the carried lines come after it.
             try writer.reopen(
                 after: directory, length: installed.length + lines.bytes.count, compactedLength: installed.length,
                 nextSequence: installed.nextSequence + carried.count
@@ -145,7 +145,7 @@ extension JournalStorage {
                 throw BookmarkIndexError(.io, "Could not reset \(journalPath); the journal is unchanged.", underlying: error)
             }
             try writer.reopen(after: directory, length: installed.length, compactedLength: installed.length, nextSequence: installed.nextSequence)
-            CheckpointPolicy.refreshSnapshot(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+            CheckpointPolicy.refreshCheckpoint(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
         }
     }
 

@@ -19,7 +19,7 @@ extension JournalStorage {
     static func open(directory: String, options: Options) throws -> Opened {
         let fileSystem = options.fileSystem
         let journalPath = directory + "/" + journalFileName
-        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: true)
+        let reading = try JournalReading.read(directory: directory, options: options, usingCheckpoint: true)
         let plan = JournalRecoveryPlan(reading, options: options, writes: true) { unusedPath($0, fileSystem: fileSystem) }
         if case .refuse(let error) = plan.action { throw error }
         if plan.removesTemporaryFile {
@@ -51,8 +51,8 @@ extension JournalStorage {
                 try? fileSystem.close(file)
                 throw error
             }
-            if let coverage = plan.snapshot {
-                CheckpointPolicy.refreshSnapshot(plan.state, coverage: coverage, directory: directory, options: options)
+            if let coverage = plan.checkpoint {
+                CheckpointPolicy.refreshCheckpoint(plan.state, coverage: coverage, directory: directory, options: options)
             }
             return Opened(file: file, length: scan.goodLength, nextSequence: scan.lastSequence + 1, state: plan.state, recovery: plan.recovery)
         }

@@ -20,15 +20,17 @@ extension JournalStorage {
         public var compactionMinimumBytes = 1 << 20
         /// ... and than this factor times its size after the last compaction (or at open).
         public var compactionGrowthFactor = 2.0
-        /// A journal at least this many bytes long gets an index snapshot when it is written
+        /// A journal at least this many bytes long gets a checkpoint when it is written
         /// whole (compaction, migration, salvage), or opened without a usable one or with more
         /// lines after it than this and a quarter of what it covers, so that the next open reads
-        /// the snapshot instead of replaying the lines it covers. `Int.max` turns snapshots off.
+        /// the checkpoint instead of replaying the lines it covers. `Int.max` turns checkpoints off.
         public var checkpointMinimumBytes = 1 << 20
-        /// The schema migrations to apply to an older journal.
-        public var migrations = JournalMigrationPlan.production
-        /// The file system; tests substitute one that injects faults.
-        public var fileSystem: any JournalFileSystem = PosixFileSystem()
+        /// The schema migrations to apply to an older journal: this library's own. Tests
+        /// substitute others (`@_spi(Testing) import BookmarkIndex`).
+        @_spi(Testing) public var migrations = JournalMigrationPlan.production
+        /// The file system. Tests substitute one that injects faults (`@_spi(Testing) import
+        /// BookmarkIndex`).
+        @_spi(Testing) public var fileSystem: any JournalFileSystem = PosixFileSystem()
         /// The wall clock, for the header's dates.
         public var now: @Sendable () -> Date = { Date() }
         /// The threads the journal's file work runs on. Defaults to ``IOThreadPool/shared``.

@@ -6,11 +6,17 @@ extension JournalStorage {
     /// Reads the journal in `directory` and reports its health, changing nothing and taking no
     /// lock: safe on a store another process has open.
     ///
-    /// A journal at an older schema is read through `migrations` (as opening would migrate
-    /// it); one newer than `migrations.currentVersion` is reported as damage, since opening it
-    /// is refused. The reading runs on `pool`; it does not start for a cancelled caller, which
+    /// A journal at an older schema is read through the migrations (as opening would migrate
+    /// it); one newer than this library's schema is reported as damage, since opening it is
+    /// refused. The reading runs on `pool`; it does not start for a cancelled caller, which
     /// gets `CancellationError`.
-    public static func verify(
+    public static func verify(directory: URL, pool: IOThreadPool = .shared) async throws -> JournalHealthReport {
+        try await verify(directory: directory, fileSystem: PosixFileSystem(), migrations: .production, pool: pool)
+    }
+
+    /// ``verify(directory:pool:)`` through another file system or other migrations: the test
+    /// seam. A journal newer than `migrations.currentVersion` is reported as damage.
+    @_spi(Testing) public static func verify(
         directory: URL,
         fileSystem: any JournalFileSystem = PosixFileSystem(),
         migrations: JournalMigrationPlan = .production,
@@ -19,7 +25,7 @@ extension JournalStorage {
         try await pool.run { try verifyNow(directory: directory, fileSystem: fileSystem, migrations: migrations, pool: pool) }
     }
 
-    /// ``verify(directory:fileSystem:migrations:pool:)`` on the calling thread, which blocks.
+    /// ``verify(directory:pool:)`` on the calling thread, which blocks.
     static func verifyNow(directory: URL, fileSystem: any JournalFileSystem, migrations: JournalMigrationPlan, pool: IOThreadPool) throws -> JournalHealthReport {
         var options = Options()
         options.fileSystem = fileSystem
@@ -28,11 +34,11 @@ extension JournalStorage {
         return try verifyNow(directory: directory.path, options: options)
     }
 
-    /// Reads the journal whole (the snapshot aside, checked after), and plans its next open
+    /// Reads the journal whole (the checkpoint aside, checked after), and plans its next open
     /// as open itself would.
     static func verifyNow(directory: String, options: Options, limit: Int? = nil, opened: JournalFileHandle? = nil) throws -> JournalHealthReport {
         let fileSystem = options.fileSystem
-        let reading = try JournalReading.read(directory: directory, options: options, usingSnapshot: false, limit: limit, opened: opened)
+        let reading = try JournalReading.read(directory: directory, options: options, usingCheckpoint: false, limit: limit, opened: opened)
         var report = JournalHealthReport(
             path: reading.path, batches: reading.batchesRead, bytes: reading.scan?.length ?? 0,
             livePublicBookmarks: reading.state.count(in: .public), livePrivateBookmarks: reading.state.count(in: .private),
@@ -73,17 +79,17 @@ extension JournalStorage {
             }
         }
         report.tornTail = reading.scan?.tornTail
-        report.checkpoint = try verifySnapshot(
+        report.checkpoint = try verifyCheckpoint(
             directory: directory, header: readableHeader, journalState: reading.state,
             journalLength: reading.scan?.length ?? 0, fileSystem: fileSystem, pool: options.ioPool, migrating: reading.migratingFrom != nil
         )
         return report
     }
 
-    /// Checks the snapshot in `directory` against `journalState`, what reading the journal
+    /// Checks the checkpoint in `directory` against `journalState`, what reading the journal
     /// (whose header is `header`) whole gave: its first `journalLength` bytes, so that lines a
     /// writer appends meanwhile are left out of both.
-    static func verifySnapshot(
+    static func verifyCheckpoint(
         directory: String,
         header: JournalCodec.Header?,
         journalState: BookmarkIndexState,
@@ -98,7 +104,7 @@ extension JournalStorage {
         }
         guard let journal = try fileSystem.openForReading(atPath: directory + "/" + journalFileName) else { return nil }
         defer { try? fileSystem.close(journal) }
-        switch CheckpointPolicy.usableSnapshot(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
+        switch CheckpointPolicy.usableCheckpoint(directory: directory, header: header, journal: journal, fileSystem: fileSystem, pool: pool) {
         case .none:
             return nil
         case .unusable(let reason):
@@ -124,8 +130,8 @@ extension JournalStorage {
     /// - Throws: ``BookmarkIndexError/Code/locked`` when a store has the directory open, or
     ///   `CancellationError` when the calling task is cancelled before the removal starts
     ///   (nothing is removed).
-    public static func removeJournal(in directory: URL, fileSystem: any JournalFileSystem = PosixFileSystem(), pool: IOThreadPool = .shared) async throws {
-        try await pool.run { try removeJournalNow(in: directory, fileSystem: fileSystem) }
+    public static func removeJournal(in directory: URL, pool: IOThreadPool = .shared) async throws {
+        try await pool.run { try removeJournalNow(in: directory, fileSystem: PosixFileSystem()) }
     }
 
     private static func removeJournalNow(in directory: URL, fileSystem: any JournalFileSystem) throws {
@@ -135,8 +141,8 @@ extension JournalStorage {
         defer { try? fileSystem.close(lock) }
         try fileSystem.removeItem(atPath: path + "/" + temporaryFileName)
         try fileSystem.removeItem(atPath: path + "/" + journalFileName)
-        for snapshot in [IndexCheckpoint.fileName, IndexCheckpoint.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + snapshot) {
-            try fileSystem.removeItem(atPath: path + "/" + snapshot)
+        for checkpoint in [IndexCheckpoint.fileName, IndexCheckpoint.temporaryFileName] where fileSystem.fileExists(atPath: path + "/" + checkpoint) {
+            try fileSystem.removeItem(atPath: path + "/" + checkpoint)
         }
         try fileSystem.synchronizeDirectory(atPath: path)
     }

@@ -18,14 +18,15 @@ import Synchronization
 ///   journal, and the directory fsynced; a crash at any step leaves the complete old or the
 ///   complete new journal. Automatic once the journal outgrows its threshold; on demand through
 ///   ``BookmarksIndexStore/compact()``.
-/// - **Index snapshot**: for journals of at least ``Options/checkpointMinimumBytes``, compaction
+/// - **Checkpoint**: for journals of at least ``Options/checkpointMinimumBytes``, compaction
 ///   also writes `index.snapshot`, the in-memory index as raw arrays; open reads it and replays
 ///   only the lines after it, and ignores one that is damaged or of another journal. It is a
 ///   cache: the journal stays the only record.
 /// - **One writer**: an advisory lock on `LOCK` in the directory; a second open, from this
 ///   process or another, throws ``BookmarkIndexError/Code/locked``. Any number of readers
 ///   (``JournalReader``) read beside it.
-/// - **Migrations**: see ``JournalMigrationPlan``.
+/// - **Migrations**: a journal of an older schema is migrated on open (see the "Journal format"
+///   article).
 ///
 /// - **Threads**: every file call runs on ``Options/ioPool``, never on the calling task's
 ///   thread. The calls that take the journal's writer (append, reset, close, the start and the
@@ -41,9 +42,10 @@ import Synchronization
 public final class JournalStorage: CompactableStorage {
     /// The journal's file name inside the store directory.
     public static let journalFileName = "journal.jsonl"
-    /// The index snapshot's file name inside the store directory: a cache of the journal's
+    /// The checkpoint's file name inside the store directory: a cache of the journal's
     /// first lines that open reads instead of replaying them (see the "Journal format" article).
-    /// Deleting it loses nothing; the next open reads the journal whole.
+    /// Deleting it loses nothing; the next open reads the journal whole. The file is named
+    /// `index.snapshot`, as it was before the checkpoint had its name.
     public static let checkpointFileName = IndexCheckpoint.fileName
     static let temporaryFileName = "journal.jsonl.tmp"
     static let lockFileName = "LOCK"

@@ -1,7 +1,7 @@
 /// A JSON value: how a migration step sees a journal record of an older schema.
 ///
 /// Numbers keep their text, so no integer loses precision on the way through.
-public enum JournalValue: Sendable, Hashable {
+package enum JournalValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(String)
@@ -10,7 +10,7 @@ public enum JournalValue: Sendable, Hashable {
     case object([String: JournalValue])
 
     /// The member `key` of an object; `nil` for a missing member or a value that is not an object.
-    public subscript(key: String) -> JournalValue? {
+    package subscript(key: String) -> JournalValue? {
         get {
             if case .object(let members) = self { return members[key] }
             return nil
@@ -23,25 +23,25 @@ public enum JournalValue: Sendable, Hashable {
     }
 
     /// The string, if this is one.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
     /// The integer, if this is a number without a fraction.
-    public var intValue: Int? {
+    package var intValue: Int? {
         if case .number(let text) = self { return Int(text) }
         return nil
     }
 
     /// The elements, if this is an array.
-    public var arrayValue: [JournalValue]? {
+    package var arrayValue: [JournalValue]? {
         if case .array(let elements) = self { return elements }
         return nil
     }
 
     /// An integer value.
-    public static func int(_ value: Int) -> JournalValue { .number(String(value)) }
+    package static func int(_ value: Int) -> JournalValue { .number(String(value)) }
 
     static func read(_ reader: inout JSONReader) throws -> JournalValue {
         switch reader.peek() {

@@ -7,8 +7,9 @@ import Musl
 import Darwin
 #endif
 
-/// The real file system, through POSIX calls.
-public struct PosixFileSystem: JournalFileSystem {
+/// The real file system, through POSIX calls: what the journal uses unless a test substitutes
+/// another ``JournalFileSystem`` (`@_spi(Testing) import BookmarkIndex`).
+@_spi(Testing) public struct PosixFileSystem: JournalFileSystem {
     /// The file system.
     public init() {}
 

@@ -22,7 +22,7 @@ enum WholeFileWriter {
         var id: UInt64
         var lastLineOffset: Int
 
-        /// The snapshot coverage of the whole file: its header and every batch.
+        /// The checkpoint coverage of the whole file: its header and every batch.
         func coverage(schemaVersion: Int) -> IndexCheckpoint.Coverage {
             .init(
                 schemaVersion: schemaVersion, journalID: id, length: length, lines: nextSequence,
@@ -41,7 +41,7 @@ enum WholeFileWriter {
     ) throws -> Written {
         let installed = try installJournal(state, compacted: compacted, directory: directory, options: options, keepingOldAs: aside)
         try options.fileSystem.synchronizeDirectory(atPath: directory)
-        CheckpointPolicy.refreshSnapshot(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
+        CheckpointPolicy.refreshCheckpoint(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
         let file = try options.fileSystem.openForAppending(atPath: directory + "/" + journalFileName, truncating: false)
         return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
     }

@@ -1,7 +1,7 @@
-/// XXH64, Yann Collet's 64-bit non-cryptographic hash: the checksum of the index snapshot.
+/// XXH64, Yann Collet's 64-bit non-cryptographic hash: the checksum of the checkpoint.
 ///
 /// The journal's lines use CRC-32C, which this pure-Swift implementation computes at about
-/// 1.5 GB/s; the snapshot is tens of megabytes read at every open, and XXH64's four independent
+/// 1.5 GB/s; the checkpoint is tens of megabytes read at every open, and XXH64's four independent
 /// 64-bit lanes run several times faster while still catching any corruption a cache file can
 /// suffer. Written from the algorithm's specification; checked against its published vectors.
 enum XXH64 {

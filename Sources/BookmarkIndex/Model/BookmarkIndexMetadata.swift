@@ -4,7 +4,7 @@ import Foundation
 /// engine's own record of the list, which the index keeps without reading it.
 public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
     /// The schema version of the stored records this code writes: 4, in which a vanished work
-    /// may be hidden by the user's age setting (see ``JournalMigrationPlan/production``).
+    /// may be hidden by the user's age setting (see the migrations in the "Journal format" article).
     public static let currentSchemaVersion = 4
 
     /// When the last complete full walk of the list finished.

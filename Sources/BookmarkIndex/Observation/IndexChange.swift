@@ -14,7 +14,7 @@
 /// ```
 public struct IndexChange: Sendable, Hashable {
     /// The store's ``BookmarkIndexState/revision`` once this write is applied: queries and
-    /// snapshots of that revision or later include it. Strictly increasing from one change to
+    /// states of that revision or later include it. Strictly increasing from one change to
     /// the next; it can skip values (a batch that changed nothing advances the revision but is
     /// not reported).
     public var revision: UInt64

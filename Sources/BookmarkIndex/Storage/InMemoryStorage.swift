@@ -24,8 +24,9 @@ public final class InMemoryStorage: BookmarkStorage {
         contents = Mutex(Contents(state: state))
     }
 
-    /// How many batches ``append(_:)`` has stored.
-    public var appendedBatches: Int { contents.withLock { $0.appendedBatches } }
+    /// How many batches ``append(_:)`` has stored: for tests that count writes
+    /// (`@_spi(Testing) import BookmarkIndex`).
+    @_spi(Testing) public var appendedBatches: Int { contents.withLock { $0.appendedBatches } }
 
     public func load() async throws -> BookmarkIndexState {
         contents.withLock { contents in

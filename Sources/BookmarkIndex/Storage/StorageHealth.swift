@@ -46,8 +46,8 @@ extension StorageHealth {
         if report.schemaVersion == nil, report.damage.isEmpty {
             problems.append("\(report.path): the header is unreadable")
         }
-        if let snapshot = report.checkpoint, !snapshot.agreesWithJournal {
-            problems.append("\(report.path): the index snapshot disagrees with the journal; delete it (it is a cache)")
+        if let checkpoint = report.checkpoint, !checkpoint.agreesWithJournal {
+            problems.append("\(report.path): the checkpoint (\(JournalStorage.checkpointFileName)) disagrees with the journal; delete it (it is a cache)")
         }
         self.init(
             storage: "journal \(report.path)",

@@ -71,7 +71,7 @@ struct SyncRecordCache: Sendable {
 }
 
 /// The newest facts the engine has read. Reads of the store can complete out of order (two of
-/// the engine's calls each awaiting a snapshot): a read older than one already taken is
+/// the engine's calls each awaiting the store's state): a read older than one already taken is
 /// answered with the newer, so no decision or status is built on an index older than one
 /// already used.
 struct NewestFacts: Sendable {

@@ -1,5 +1,5 @@
-@testable import BookmarkIndex
-import BookmarkIndexTesting
+@_spi(Testing) @testable import BookmarkIndex
+@_spi(Testing) import BookmarkIndexTesting
 import Foundation
 import Testing
 
@@ -9,7 +9,7 @@ import Testing
 /// acknowledged and keeps nothing that was not.
 @Suite struct BackgroundCompactionTests {
     /// The steps of one run, in the order a store would make them: history, the new file
-    /// written, batches appended meanwhile, the switch, the snapshot, and batches after. Each
+    /// written, batches appended meanwhile, the switch, the checkpoint, and batches after. Each
     /// append that returns adds its batch to `acknowledged`; after a crash every call fails.
     struct Run {
         var acknowledged = BookmarkIndexState()
@@ -22,10 +22,10 @@ import Testing
         + [[.remove(BookmarkKey(illustID: 3, restrict: .public))]]
     static let after = [generatedBatch(first: 900, count: 4)]
 
-    /// Small thresholds, so the compacted file also gets an index snapshot.
-    func options(_ fileSystem: FaultInjectingFileSystem, snapshots: Bool) -> JournalStorage.Options {
+    /// Small thresholds, so the compacted file also gets a checkpoint.
+    func options(_ fileSystem: FaultInjectingFileSystem, checkpoints: Bool) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
-        options.checkpointMinimumBytes = snapshots ? 1 : Int.max
+        options.checkpointMinimumBytes = checkpoints ? 1 : Int.max
         options.ioPool = IOThreadPool(threads: 1)
         return options
     }
@@ -46,7 +46,7 @@ import Testing
         let pending = try? journal.writeCompactedFile(captured)
         for batch in Self.during { append(batch) }
         if let pending, let installed = try? journal.switchToCompactedFile(pending) {
-            CheckpointPolicy.refreshSnapshot(captured, coverage: installed.coverage(schemaVersion: journal.options.migrations.currentVersion), directory: journal.directory, options: journal.options)
+            CheckpointPolicy.refreshCheckpoint(captured, coverage: installed.coverage(schemaVersion: journal.options.migrations.currentVersion), directory: journal.directory, options: journal.options)
         } else {
             journal.stopCarrying()
         }
@@ -54,8 +54,8 @@ import Testing
     }
 
     /// A journal in `directory` holding ``history``, and the state it gives.
-    func openWithHistory(_ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem, snapshots: Bool) throws -> (JournalStorage, BookmarkIndexState) {
-        let journal = try JournalStorage(opening: directory.url, options: options(fileSystem, snapshots: snapshots))
+    func openWithHistory(_ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem, checkpoints: Bool) throws -> (JournalStorage, BookmarkIndexState) {
+        let journal = try JournalStorage(opening: directory.url, options: options(fileSystem, checkpoints: checkpoints))
         var state = BookmarkIndexState()
         for batch in Self.history {
             try journal.appendNow(batch)
@@ -65,11 +65,11 @@ import Testing
     }
 
     /// Runs everything once without faults, counting its mutating steps after the history.
-    func countSteps(snapshots: Bool) throws -> (steps: Int, expected: StateDump) {
+    func countSteps(checkpoints: Bool) throws -> (steps: Int, expected: StateDump) {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
-        let (journal, history) = try openWithHistory(directory, fileSystem, snapshots: snapshots)
+        let (journal, history) = try openWithHistory(directory, fileSystem, checkpoints: checkpoints)
         var run = Run(acknowledged: history)
         let start = fileSystem.mutatingOperations
         compactWithWritesArriving(journal, run: &run)
@@ -78,14 +78,14 @@ import Testing
         return (steps, StateDump(run.acknowledged))
     }
 
-    func crashAtEveryStep(powerLoss: Bool, snapshots: Bool) throws {
-        let (steps, everything) = try countSteps(snapshots: snapshots)
+    func crashAtEveryStep(powerLoss: Bool, checkpoints: Bool) throws {
+        let (steps, everything) = try countSteps(checkpoints: checkpoints)
         #expect(steps > 12, "the run has the compaction's steps and the appends' (\(steps))")
         for step in 0..<steps {
             let directory = TemporaryDirectory()
             defer { directory.remove() }
             let fileSystem = FaultInjectingFileSystem()
-            let (journal, history) = try openWithHistory(directory, fileSystem, snapshots: snapshots)
+            let (journal, history) = try openWithHistory(directory, fileSystem, checkpoints: checkpoints)
             var run = Run(acknowledged: history)
             fileSystem.inject(.crash(keepingBytes: 7), at: fileSystem.mutatingOperations + step)
             compactWithWritesArriving(journal, run: &run)
@@ -93,7 +93,7 @@ import Testing
             try? journal.closeNow()
             fileSystem.restart(losingUnsyncedData: powerLoss)
 
-            let reopened = try JournalStorage(opening: directory.url, options: options(fileSystem, snapshots: snapshots))
+            let reopened = try JournalStorage(opening: directory.url, options: options(fileSystem, checkpoints: checkpoints))
             let loaded = StateDump(try reopened.loadNow())
             var withInterrupted = run.acknowledged
             if let batch = run.interrupted { withInterrupted.apply(batch) }
@@ -112,15 +112,15 @@ import Testing
     }
 
     @Test func aCrashAtAnyStepLosesNothingAcknowledged() throws {
-        try crashAtEveryStep(powerLoss: false, snapshots: false)
+        try crashAtEveryStep(powerLoss: false, checkpoints: false)
     }
 
     @Test func aPowerLossAtAnyStepLosesNothingAcknowledged() throws {
-        try crashAtEveryStep(powerLoss: true, snapshots: false)
+        try crashAtEveryStep(powerLoss: true, checkpoints: false)
     }
 
-    @Test func aPowerLossAtAnyStepWithASnapshotLosesNothingAcknowledged() throws {
-        try crashAtEveryStep(powerLoss: true, snapshots: true)
+    @Test func aPowerLossAtAnyStepWithACheckpointLosesNothingAcknowledged() throws {
+        try crashAtEveryStep(powerLoss: true, checkpoints: true)
     }
 
     @Test func batchesAppendedDuringACompactionAreInTheNewFile() async throws {

@@ -1,5 +1,5 @@
-@testable import BookmarkIndex
-import BookmarkIndexTesting
+@_spi(Testing) @testable import BookmarkIndex
+@_spi(Testing) import BookmarkIndexTesting
 import Foundation
 import Testing
 
@@ -134,8 +134,8 @@ struct JournalFaultTests {
     func crashAtEveryStepOfACompaction(powerLoss: Bool) async throws {
         var live = BookmarkIndexState()
         for batch in acknowledged { live.apply(batch) }
-        let snapshot = live
-        let steps = try await countSteps { try await $0.beginCompaction(to: snapshot)() }
+        let compacted = live
+        let steps = try await countSteps { try await $0.beginCompaction(to: compacted)() }
         #expect(steps >= 6, "open, write, fsync, close, rename, directory fsync, reopen")
         for step in 0..<steps {
             let directory = TemporaryDirectory()
@@ -144,10 +144,10 @@ struct JournalFaultTests {
             do {
                 let journal = try await openWithHistory(directory, fileSystem)
                 fileSystem.inject(.crash(keepingBytes: 50), at: fileSystem.mutatingOperations + step)
-                await #expect(throws: BookmarkIndexError.self) { try await journal.beginCompaction(to: snapshot)() }
+                await #expect(throws: BookmarkIndexError.self) { try await journal.beginCompaction(to: compacted)() }
             }
             fileSystem.restart(losingUnsyncedData: powerLoss)
-            #expect(try await reopen(directory) == StateDump(snapshot), "crash at step \(step) (\(fileSystem.operationLog.suffix(steps)))")
+            #expect(try await reopen(directory) == StateDump(compacted), "crash at step \(step) (\(fileSystem.operationLog.suffix(steps)))")
         }
     }
 

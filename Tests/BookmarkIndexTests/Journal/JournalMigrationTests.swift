@@ -1,5 +1,5 @@
-@testable import BookmarkIndex
-import BookmarkIndexTesting
+@_spi(Testing) @testable import BookmarkIndex
+@_spi(Testing) import BookmarkIndexTesting
 import Foundation
 import Testing
 

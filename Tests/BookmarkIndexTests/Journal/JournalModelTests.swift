@@ -6,16 +6,16 @@ import Testing
 /// Thousands of random operations on a journal-backed store against an in-memory model.
 @Suite("Journal against a model")
 struct JournalModelTests {
-    /// With index snapshots, every compaction writes one and most reopens read one plus the
+    /// With checkpoints, every compaction writes one and most reopens read one plus the
     /// lines after it.
     @Test(arguments: [UInt64(11), 12], [false, true])
-    func randomOperationsSurviveReopens(seed: UInt64, snapshots: Bool) async throws {
+    func randomOperationsSurviveReopens(seed: UInt64, checkpoints: Bool) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var options = journalOptions(durability: .none)
         options.compactionMinimumBytes = 64 * 1024
-        options.checkpointMinimumBytes = snapshots ? 0 : .max
-        var snapshotOpens = 0
+        options.checkpointMinimumBytes = checkpoints ? 0 : .max
+        var checkpointOpens = 0
         var random = SeededRandom(seed: seed)
         var model = BookmarkIndexState()
         var store: BookmarksIndexStore? = try await BookmarksIndexStore.open(directory: directory.url, options: options)
@@ -55,13 +55,13 @@ struct JournalModelTests {
                 #expect(StateDump(await reopened.state) == StateDump(model), "after reopen at step \(step)")
                 let health = try await reopened.journalReport()
                 #expect(health.recovery?.checkpointNotUsed == nil, "after reopen at step \(step)")
-                if health.checkpoint != nil { snapshotOpens += 1 }
+                if health.checkpoint != nil { checkpointOpens += 1 }
                 store = reopened
                 reopens += 1
             }
         }
         #expect(reopens > 100)
-        #expect(snapshots ? snapshotOpens > 50 : snapshotOpens == 0)
+        #expect(checkpoints ? checkpointOpens > 50 : checkpointOpens == 0)
         let final = try #require(store)
         #expect(StateDump(await final.state) == StateDump(model))
         #expect(try await final.journalReport().isHealthy)

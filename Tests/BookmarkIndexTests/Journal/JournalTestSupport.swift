@@ -1,4 +1,4 @@
-@testable import BookmarkIndex
+@_spi(Testing) @testable import BookmarkIndex
 import BookmarkIndexTesting
 import Foundation
 import Synchronization
@@ -49,7 +49,7 @@ struct StateDump: Equatable, CustomStringConvertible {
     }
 }
 
-/// Options for a store's concurrency tests: automatic compaction above `bytes`, no snapshot,
+/// Options for a store's concurrency tests: automatic compaction above `bytes`, no checkpoint,
 /// a pool of its own with two threads (one can be held while the other works).
 func storeOptions(_ fileSystem: any JournalFileSystem, compactAbove bytes: Int = 1 << 20) -> JournalStorage.Options {
     var options = journalOptions(fileSystem: fileSystem)

@@ -1,11 +1,11 @@
-@testable import BookmarkIndex
-import BookmarkIndexTesting
+@_spi(Testing) @testable import BookmarkIndex
+@_spi(Testing) import BookmarkIndexTesting
 import Foundation
 import Testing
 
 /// The production migration, schema 1 → 2, on a store that schema-1 code wrote (commit b118fa7):
 /// Fixtures/schema1-account, a public list fully synced and then walked again after works were
-/// deleted and hidden, compacted (with its index snapshot), in-app records, and a private list
+/// deleted and hidden, compacted (with its checkpoint), in-app records, and a private list
 /// paused in the middle of its first walk. `expected.json` there holds every value schema-1 code
 /// read back from it; see HOWTO.md there for how it was made.
 @Suite("Schema 1 migration")
@@ -14,7 +14,7 @@ struct Schema1MigrationTests {
         .appendingPathComponent("Fixtures/schema1-account")
 
     static let original: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.journalFileName).path)) ?? []
-    static let originalSnapshot: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.checkpointFileName).path)) ?? []
+    static let originalCheckpoint: [UInt8] = (try? PosixFileSystem().contents(atPath: fixture.appendingPathComponent(JournalStorage.checkpointFileName).path)) ?? []
 
     static let expected: ExpectedStore? = {
         guard let data = FileManager.default.contents(atPath: fixture.appendingPathComponent("expected.json").path) else { return nil }
@@ -31,7 +31,7 @@ struct Schema1MigrationTests {
         return directory
     }
 
-    /// Production options that keep a snapshot of this small journal too.
+    /// Production options that keep a checkpoint of this small journal too.
     func options(fileSystem: any JournalFileSystem = PosixFileSystem()) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
         options.checkpointMinimumBytes = 0
@@ -39,7 +39,7 @@ struct Schema1MigrationTests {
         return options
     }
 
-    func snapshotBytes(_ directory: TemporaryDirectory) -> [UInt8]? {
+    func checkpointBytes(_ directory: TemporaryDirectory) -> [UInt8]? {
         try? PosixFileSystem().contents(atPath: directory.url.path + "/" + JournalStorage.checkpointFileName)
     }
 
@@ -68,13 +68,13 @@ struct Schema1MigrationTests {
     @Test func theFixtureIsSchema1CodesStore() async throws {
         let header = try #require(String(decoding: Self.original, as: UTF8.self).split(separator: "\n").first)
         #expect(header.contains(#""schema":1"#))
-        #expect(Self.original.count == Self.expected?.journal.bytes && Self.originalSnapshot.count == Self.expected?.journal.snapshotBytes)
+        #expect(Self.original.count == Self.expected?.journal.bytes && Self.originalCheckpoint.count == Self.expected?.journal.checkpointBytes)
         #expect(Self.expected?.lists["public"]?.invisibleCount == 12, "deleted and hidden works")
         #expect(Self.expected?.lists["private"]?.metadata.pause != nil && Self.expected?.lists["private"]?.metadata.fullWalkPosition != nil)
         #expect(Self.expected?.lists["public"]?.metadata.unbookmarkedInApp.isEmpty == false)
     }
 
-    @Test func opensAfterTheUpgradeWithEveryValueIntactIgnoringTheOldSnapshotAndWritingANewOne() async throws {
+    @Test func opensAfterTheUpgradeWithEveryValueIntactIgnoringTheOldCheckpointAndWritingANewOne() async throws {
         let directory = try copyOfTheFixture()
         defer { directory.remove() }
 
@@ -84,19 +84,19 @@ struct Schema1MigrationTests {
         try expectIntact(try await journal.load(), "as migrated")
         try await journal.close()
 
-        // The journal on disk is schema 2, with a new snapshot of its own.
+        // The journal on disk is schema 2, with a new checkpoint of its own.
         let migrated = directory.journalBytes()
         #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":4"#) == true)
         #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
-        let snapshot = try #require(snapshotBytes(directory))
-        #expect(snapshot != Self.originalSnapshot)
+        let checkpoint = try #require(checkpointBytes(directory))
+        #expect(checkpoint != Self.originalCheckpoint)
         let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         #expect(coverage.schemaVersion == 4 && coverage.length == migrated.count)
 
-        // It opens without migrating, from the new snapshot, with every value intact.
+        // It opens without migrating, from the new checkpoint, with every value intact.
         let reopened = try await JournalStorage.open(directory: directory.url, options: options())
         #expect(reopened.recovery.isClean)
-        #expect(reopened.recovery.checkpointNotUsed == nil, "the new snapshot is used: \(reopened.recovery.checkpointNotUsed ?? "")")
+        #expect(reopened.recovery.checkpointNotUsed == nil, "the new checkpoint is used: \(reopened.recovery.checkpointNotUsed ?? "")")
         try expectIntact(try await reopened.load(), "reopened")
         try await reopened.close()
 
@@ -115,8 +115,8 @@ struct Schema1MigrationTests {
         #expect(await store.tagHistogram(in: .public, visibility: .vanished).isEmpty, "schema 1 kept no content of them")
         #expect(await store.tagHistogram(in: .public) == store.state.tagHistogram(in: .public, visibility: .all))
         try await store.close()
-        // The default options (snapshots from 1 MiB) drop the old snapshot rather than keep a stale one.
-        #expect(snapshotBytes(directory) == nil)
+        // The default options (checkpoints from 1 MiB) drop the old checkpoint rather than keep a stale one.
+        #expect(checkpointBytes(directory) == nil)
     }
 
     @Test func verifyReadsTheSchema1StoreThroughTheMigrationAndChangesNothing() async throws {
@@ -128,7 +128,7 @@ struct Schema1MigrationTests {
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
         #expect(report.checkpoint?.notUsedBecause?.contains("older schema") == true)
         #expect(directory.journalFingerprint() == fingerprint(Self.original))
-        #expect(snapshotBytes(directory) == Self.originalSnapshot)
+        #expect(checkpointBytes(directory) == Self.originalCheckpoint)
     }
 
     @Test func aReadOnlyOpenMigratesInMemoryAndTouchesNothing() async throws {
@@ -138,7 +138,7 @@ struct Schema1MigrationTests {
         #expect(journal.recovery.migratedFromVersion == 1 && journal.recovery.checkpointNotUsed != nil)
         try expectIntact(try await journal.load(), "read-only")
         #expect(directory.journalFingerprint() == fingerprint(Self.original))
-        #expect(snapshotBytes(directory) == Self.originalSnapshot)
+        #expect(checkpointBytes(directory) == Self.originalCheckpoint)
     }
 
     /// A crash at every step of the migration (every open, write, fsync, close, rename,
@@ -156,7 +156,7 @@ struct Schema1MigrationTests {
             steps = probe.mutatingOperations
             let log = probe.operationLog
             #expect(log.contains(.write) && log.contains(.synchronize) && log.contains(.synchronizeDirectory))
-            #expect(log.filter { $0 == .rename }.count == 2, "the journal's rename, then the snapshot's: \(log)")
+            #expect(log.filter { $0 == .rename }.count == 2, "the journal's rename, then the checkpoint's: \(log)")
         }
         var outcomes: Set<String> = []
         for step in 0..<steps {
@@ -198,9 +198,16 @@ struct ExpectedStore: Decodable {
     struct JournalFacts: Decodable {
         var bytes: Int
         var lines: Int
-        var snapshotCoveredBytes: Int
-        var linesAfterSnapshot: Int
-        var snapshotBytes: Int
+        var checkpointCoveredBytes: Int
+        var linesAfterCheckpoint: Int
+        var checkpointBytes: Int
+
+        /// The keys as `expected.json` has them, written before the checkpoint had its name.
+        enum CodingKeys: String, CodingKey {
+            case bytes, lines
+            case checkpointCoveredBytes = "snapshotCoveredBytes", linesAfterCheckpoint = "linesAfterSnapshot"
+            case checkpointBytes = "snapshotBytes"
+        }
     }
 }
 

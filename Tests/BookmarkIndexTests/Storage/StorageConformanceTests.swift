@@ -18,7 +18,7 @@ import Testing
         }.runAll()
     }
 
-    @Test func journalStorageWithoutFsyncOrSnapshotsConforms() async throws {
+    @Test func journalStorageWithoutFsyncOrCheckpointsConforms() async throws {
         var options = JournalStorage.Options()
         options.durability = .none
         options.checkpointMinimumBytes = .max

@@ -1,4 +1,4 @@
-@testable import BookmarkIndex
+@_spi(Testing) @testable import BookmarkIndex
 import BookmarkIndexTesting
 import Foundation
 import Testing

@@ -1,17 +1,17 @@
-@testable import BookmarkIndex
-import BookmarkIndexTesting
+@_spi(Testing) @testable import BookmarkIndex
+@_spi(Testing) import BookmarkIndexTesting
 import Foundation
 import Synchronization
 import Testing
 
-// The index snapshot forged, damaged, cut short with its journal, rewritten while verify reads
+// The checkpoint forged, damaged, cut short with its journal, rewritten while verify reads
 // it, or caught by a crash mid-compaction: never trusted, never fatal.
-extension IndexSnapshotTests {
-    /// Rewrites the snapshot in `directory` with `edit` applied to its bytes, then every
+extension IndexCheckpointTests {
+    /// Rewrites the checkpoint in `directory` with `edit` applied to its bytes, then every
     /// section's checksum and the header's recomputed: a well-formed file with made-up values,
     /// as a bug, or someone, might write.
-    func forgeSnapshot(in directory: TemporaryDirectory, _ edit: (inout [UInt8], _ sectionStart: (Int) -> Int) -> Void) throws {
-        let url = URL(fileURLWithPath: snapshotPath(directory))
+    func forgeCheckpoint(in directory: TemporaryDirectory, _ edit: (inout [UInt8], _ sectionStart: (Int) -> Int) -> Void) throws {
+        let url = URL(fileURLWithPath: checkpointPath(directory))
         var bytes = try [UInt8](Data(contentsOf: url))
         let fixed = 80, count = 20
         func int64(at offset: Int) -> Int { Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Int64.self) }) }
@@ -31,14 +31,14 @@ extension IndexSnapshotTests {
         try Data(bytes).write(to: url)
     }
 
-    /// A snapshot whose checksums all pass but whose numbers are made up is refused (or, when
+    /// A checkpoint whose checksums all pass but whose numbers are made up is refused (or, when
     /// it does not fit the journal after it, dropped for the journal read whole): never a trap,
     /// never a healthy journal called corrupt, never a wrong next batch number.
-    @Test func aForgedSnapshotIsNeverFatalAndNeverTrusted() async throws {
+    @Test func aForgedCheckpointIsNeverFatalAndNeverTrusted() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let model = try await compactedJournal(in: directory, seed: 21, count: 80)
-        let good = try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory)))
+        let good = try Data(contentsOf: URL(fileURLWithPath: checkpointPath(directory)))
         let goodJournal = directory.journalBytes()
         func setInt64(_ value: Int64, at offset: Int) -> (inout [UInt8], (Int) -> Int) -> Void {
             { bytes, _ in withUnsafeBytes(of: value) { bytes.replaceSubrange(offset..<offset + 8, with: $0) } }
@@ -63,9 +63,9 @@ extension IndexSnapshotTests {
             ("next stamp 0", { bytes, start in setInt64(0, at: start(2) + 16)(&bytes, start) }),
         ]
         for (what, forge) in forgeries {
-            try Data(good).write(to: URL(fileURLWithPath: snapshotPath(directory)))
-            try forgeSnapshot(in: directory, forge)
-            let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+            try Data(good).write(to: URL(fileURLWithPath: checkpointPath(directory)))
+            try forgeCheckpoint(in: directory, forge)
+            let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
             #expect(StateDump(try await journal.load()) == StateDump(model), "\(what)")
             #expect(journal.recovery.checkpointNotUsed != nil, "\(what)")
             // The next batch gets the number after the journal's last: the journal stays whole.
@@ -78,13 +78,13 @@ extension IndexSnapshotTests {
         }
     }
 
-    /// Verify reads the journal twice (whole, and after the snapshot): a line a writer appends
-    /// between the two must not make the snapshot look wrong.
+    /// Verify reads the journal twice (whole, and after the checkpoint): a line a writer appends
+    /// between the two must not make the checkpoint look wrong.
     @Test func verifyIgnoresLinesAppendedWhileItRuns() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var model = BookmarkIndexState()
-        let writer = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+        let writer = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
         for batch in randomBatches(seed: 22, count: 40) { try await writer.append(batch); model.apply(batch) }
         try await writer.beginCompaction(to: model)()
         let opens = Mutex(0)
@@ -102,19 +102,19 @@ extension IndexSnapshotTests {
         try await writer.close()
     }
 
-    /// A snapshot rewritten while verify runs (a writer appended enough and reopened) covers
+    /// A checkpoint rewritten while verify runs (a writer appended enough and reopened) covers
     /// lines verify did not read: it is not compared, rather than called wrong.
-    @Test func verifyDoesNotCompareASnapshotWrittenWhileItRuns() async throws {
+    @Test func verifyDoesNotCompareACheckpointWrittenWhileItRuns() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var options = snapshotOptions()
+        var options = checkpointOptions()
         options.checkpointMinimumBytes = 1_024
         _ = try await compactedJournal(in: directory, seed: 23, count: 40, options: options)
         let opens = Mutex(0)
         let batches = randomBatches(seed: 24, count: 60, firstStep: 40)
         let racing = ReadCountingFileSystem { [options] path in
             guard path.hasSuffix(JournalStorage.journalFileName), opens.withLock({ $0 += 1; return $0 }) == 2 else { return }
-            // Between verify's two passes: many batches, then an open that refreshes the snapshot.
+            // Between verify's two passes: many batches, then an open that refreshes the checkpoint.
             // On the thread verify reads on, which may block: the journal's synchronous calls.
             guard let writer = try? JournalStorage(opening: directory.url, options: options) else { return }
             for batch in batches { try? writer.appendNow(batch) }
@@ -123,17 +123,17 @@ extension IndexSnapshotTests {
         }
         let report = try await JournalStorage.verify(directory: directory.url, fileSystem: racing)
         let rewritten = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
-        #expect(rewritten.length > report.bytes, "the snapshot was rewritten to cover the new lines")
+        #expect(rewritten.length > report.bytes, "the checkpoint was rewritten to cover the new lines")
         #expect(report.checkpoint?.agreesWithJournal == true)
         #expect(report.isHealthy)
     }
 
     /// Flipped bytes anywhere, cuts at any length, bytes appended: never trusted, never fatal.
-    @Test func aDamagedSnapshotIsNotUsedAndTheJournalIsReadWhole() async throws {
+    @Test func aDamagedCheckpointIsNotUsedAndTheJournalIsReadWhole() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let model = try await compactedJournal(in: directory, seed: 8, count: 80)
-        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory))))
+        let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: checkpointPath(directory))))
         var damaged: [(String, [UInt8])] = []
         // Every byte of the header and section table, then bytes spread over the sections.
         for offset in Array(0..<400) + Array(stride(from: 400, to: good.count, by: max(1, good.count / 300))) {
@@ -147,24 +147,24 @@ extension IndexSnapshotTests {
         damaged.append(("a byte appended", good + [0]))
 
         for (what, bytes) in damaged {
-            let url = URL(fileURLWithPath: snapshotPath(directory))
+            let url = URL(fileURLWithPath: checkpointPath(directory))
             try Data(bytes).write(to: url)
-            // A reader leaves the damaged snapshot in place for verify.
-            let journal = try await JournalReader.open(directory: directory.url, options: snapshotOptions())
+            // A reader leaves the damaged checkpoint in place for verify.
+            let journal = try await JournalReader.open(directory: directory.url, options: checkpointOptions())
             #expect(StateDump(try await journal.load()) == StateDump(model), "\(what)")
             #expect(journal.recovery.checkpointNotUsed != nil, "\(what)")
             let report = try await JournalStorage.verify(directory: directory.url)
             #expect(report.checkpoint?.notUsedBecause != nil, "\(what)")
-            #expect(report.isHealthy, "\(what): a snapshot that is not used is harmless")
+            #expect(report.isHealthy, "\(what): a checkpoint that is not used is harmless")
         }
     }
 
-    @Test func aJournalCutShorterThanItsSnapshotIsReadWhole() async throws {
+    @Test func aJournalCutShorterThanItsCheckpointIsReadWhole() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var states: [BookmarkIndexState] = []
         do {
-            let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+            let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
             var model = BookmarkIndexState()
             for batch in randomBatches(seed: 9, count: 30) { try await journal.append(batch); model.apply(batch) }
             try await journal.beginCompaction(to: model)()
@@ -172,20 +172,20 @@ extension IndexSnapshotTests {
             try await journal.close()
         }
         // The compacted journal loses its last line's end: it is a torn tail now, and the
-        // snapshot, which covers that line, must not stand in for it.
+        // checkpoint, which covers that line, must not stand in for it.
         let bytes = directory.journalBytes()
         directory.writeJournal(Array(bytes.dropLast(5)))
         let expected = try await replayed(Array(bytes.dropLast(5)))
 
-        let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
-        #expect(journal.recovery.checkpointNotUsed?.contains("does not end its lines where the index snapshot says") == true)
+        let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
+        #expect(journal.recovery.checkpointNotUsed?.contains("does not end its lines where the checkpoint says") == true)
         #expect(journal.recovery.truncatedTail != nil)
         #expect(StateDump(try await journal.load()) == StateDump(expected))
         #expect(StateDump(expected) != StateDump(states[0]), "the cut removed a batch")
         try await journal.close()
     }
 
-    /// What opening `bytes` as a journal, with no snapshot, gives.
+    /// What opening `bytes` as a journal, with no checkpoint, gives.
     func replayed(_ bytes: [UInt8]) async throws -> BookmarkIndexState {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -194,17 +194,17 @@ extension IndexSnapshotTests {
         return try await JournalReader.open(directory: directory.url, options: journalOptions()).load()
     }
 
-    /// A crash at any step of a compaction that writes a snapshot, with or without losing what
+    /// A crash at any step of a compaction that writes a checkpoint, with or without losing what
     /// was not fsynced: the next open, and the one after, give the compacted index.
     @Test(arguments: [false, true])
-    func crashAtEveryStepOfACompactionWithASnapshot(powerLoss: Bool) async throws {
+    func crashAtEveryStepOfACompactionWithACheckpoint(powerLoss: Bool) async throws {
         var model = BookmarkIndexState()
         let batches = randomBatches(seed: 12, count: 40)
         for batch in batches { model.apply(batch) }
 
         func openWithHistory(_ directory: TemporaryDirectory, _ fileSystem: FaultInjectingFileSystem) async throws -> JournalStorage {
             // Acknowledged batches are fsynced: a power loss may only take what a crash cut short.
-            let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions(durability: .always, fileSystem: fileSystem))
+            let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions(durability: .always, fileSystem: fileSystem))
             for batch in batches { try await journal.append(batch) }
             return journal
         }
@@ -217,7 +217,7 @@ extension IndexSnapshotTests {
             let start = fileSystem.mutatingOperations
             try await journal.beginCompaction(to: model)()
             steps = fileSystem.mutatingOperations - start
-            #expect(fileSystem.operationLog.suffix(steps).last == .rename, "the snapshot's rename ends a compaction")
+            #expect(fileSystem.operationLog.suffix(steps).last == .rename, "the checkpoint's rename ends a compaction")
         }
         for step in 0..<steps {
             let directory = TemporaryDirectory()
@@ -230,20 +230,20 @@ extension IndexSnapshotTests {
             }
             fileSystem.restart(losingUnsyncedData: powerLoss)
             for open in 1...2 {
-                let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+                let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
                 #expect(StateDump(try await journal.load()) == StateDump(model), "crash at step \(step), open \(open), power loss \(powerLoss)")
                 try await journal.close()
             }
         }
     }
 
-    @Test func verifyFindsASnapshotThatDisagreesWithItsJournal() async throws {
+    @Test func verifyFindsACheckpointThatDisagreesWithItsJournal() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let model = try await compactedJournal(in: directory, seed: 13, count: 40)
         #expect(try await JournalStorage.verify(directory: directory.url).checkpoint?.agreesWithJournal == true)
 
-        // A well-formed snapshot of a different index that claims the same journal: only a
+        // A well-formed checkpoint of a different index that claims the same journal: only a
         // bug could write one, and verify is what would catch it.
         let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         var other = model
@@ -255,7 +255,7 @@ extension IndexSnapshotTests {
         #expect(!report.isHealthy)
     }
 
-    /// The checks a snapshot's lists pass before they are used: each inconsistency that would
+    /// The checks a checkpoint's lists pass before they are used: each inconsistency that would
     /// otherwise trap (or mislead) a later read is refused.
     @Test func inconsistentListPartsAreRefused() async throws {
         var state = BookmarkIndexState()

@@ -1,10 +1,12 @@
 @testable import BookmarkIndex
 import Foundation
 
-/// An index snapshot of arbitrary bytes beside a sound journal, its journal ID set to that
+/// A checkpoint of arbitrary bytes beside a sound journal, its journal ID set to that
 /// journal's and every checksum recomputed so that inputs reach the checks behind them: a
-/// read-only open must succeed (a snapshot it cannot use is ignored, the journal read whole).
-struct SnapshotTarget: FuzzTarget {
+/// read-only open must succeed (a checkpoint it cannot use is ignored, the journal read whole).
+struct CheckpointTarget: FuzzTarget {
+    /// The name from before the checkpoint had its name, kept so that a corpus built under it
+    /// (`.build/fuzz/corpus/snapshot`) and the commands that name it go on working.
     static let name = "snapshot"
     let directory: URL
     let journal: Data
@@ -17,19 +19,19 @@ struct SnapshotTarget: FuzzTarget {
         directory = try scratchDirectory(Self.name)
         try SampleStore.write(to: directory)
         journal = try Data(contentsOf: directory.appendingPathComponent(JournalStorage.journalFileName))
-        let snapshot = try Data(contentsOf: directory.appendingPathComponent(JournalStorage.snapshotFileName))
-        journalID = snapshot.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Self.journalIDOffset, as: UInt64.self) }
+        let checkpoint = try Data(contentsOf: directory.appendingPathComponent(JournalStorage.checkpointFileName))
+        journalID = checkpoint.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Self.journalIDOffset, as: UInt64.self) }
     }
 
     func run(_ input: [UInt8]) {
         try? FileManager.default.removeItem(at: directory)
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try! journal.write(to: directory.appendingPathComponent(JournalStorage.journalFileName))
-        try! Data(Self.patched(input, journalID: journalID)).write(to: directory.appendingPathComponent(JournalStorage.snapshotFileName))
+        try! Data(Self.patched(input, journalID: journalID)).write(to: directory.appendingPathComponent(JournalStorage.checkpointFileName))
         do {
             _ = try blocking { try await JournalReader.open(directory: directory) }
         } catch {
-            broken("a sound journal with a damaged snapshot did not open: \(error)")
+            broken("a sound journal with a damaged checkpoint did not open: \(error)")
         }
     }
 
@@ -61,9 +63,9 @@ struct SnapshotTarget: FuzzTarget {
     }
 
     static func seeds() throws -> [[UInt8]] {
-        let directory = try scratchDirectory("snapshot-seed")
+        let directory = try scratchDirectory("checkpoint-seed")
         defer { try? FileManager.default.removeItem(at: directory) }
         try SampleStore.write(to: directory)
-        return [Array(try Data(contentsOf: directory.appendingPathComponent(JournalStorage.snapshotFileName)))]
+        return [Array(try Data(contentsOf: directory.appendingPathComponent(JournalStorage.checkpointFileName)))]
     }
 }

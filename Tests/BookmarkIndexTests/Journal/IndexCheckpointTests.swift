@@ -1,16 +1,16 @@
-@testable import BookmarkIndex
+@_spi(Testing) @testable import BookmarkIndex
 import BookmarkIndexTesting
 import Foundation
 import Synchronization
 import Testing
 
-/// The index snapshot: a cache of the journal's first lines that open reads instead of
+/// The checkpoint: a cache of the journal's first lines that open reads instead of
 /// replaying them. It must give exactly what replaying gives, be used only for the journal it
 /// was taken of, and, damaged in any way, be ignored rather than trusted or fatal.
-@Suite("Index snapshot")
-struct IndexSnapshotTests {
-    /// Options that keep a snapshot of any journal, however small.
-    func snapshotOptions(
+@Suite("Checkpoint")
+struct IndexCheckpointTests {
+    /// Options that keep a checkpoint of any journal, however small.
+    func checkpointOptions(
         durability: JournalStorage.Options.Durability = .none,
         fileSystem: any JournalFileSystem = PosixFileSystem()
     ) -> JournalStorage.Options {
@@ -19,15 +19,15 @@ struct IndexSnapshotTests {
         return options
     }
 
-    var snapshotPath: (TemporaryDirectory) -> String {
+    var checkpointPath: (TemporaryDirectory) -> String {
         { $0.url.path + "/" + JournalStorage.checkpointFileName }
     }
 
     /// Appends `count` random batches (from `seed`) to the journal in `directory`, compacts it
-    /// (which writes its snapshot) and closes it; returns the index the batches make.
+    /// (which writes its checkpoint) and closes it; returns the index the batches make.
     func compactedJournal(in directory: TemporaryDirectory, seed: UInt64, count: Int, options: JournalStorage.Options? = nil) async throws -> BookmarkIndexState {
         var model = BookmarkIndexState()
-        let journal = try await JournalStorage.open(directory: directory.url, options: options ?? snapshotOptions())
+        let journal = try await JournalStorage.open(directory: directory.url, options: options ?? checkpointOptions())
         for batch in randomBatches(seed: seed, count: count) {
             try await journal.append(batch)
             model.apply(batch)
@@ -86,7 +86,7 @@ struct IndexSnapshotTests {
     }
 
     @Test(arguments: [UInt64(1), 2])
-    func aSnapshotReadsBackAsTheSameIndexAndKeepsWorkingAfterwards(seed: UInt64) throws {
+    func aCheckpointReadsBackAsTheSameIndexAndKeepsWorkingAfterwards(seed: UInt64) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
@@ -106,7 +106,7 @@ struct IndexSnapshotTests {
         }
     }
 
-    /// The fields of a vanished work, and the bookkeeping derived from them, survive a snapshot.
+    /// The fields of a vanished work, and the bookkeeping derived from them, survive a checkpoint.
     @Test func vanishedWorksRoundTripWithTheirReasonDateAndKeptContent() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -139,13 +139,13 @@ struct IndexSnapshotTests {
         #expect(StateDump(read.state) == StateDump(BookmarkIndexState()))
     }
 
-    /// Open reads the snapshot and only the journal's lines after it.
-    @Test func openReadsTheSnapshotThenOnlyTheLinesAfterIt() async throws {
+    /// Open reads the checkpoint and only the journal's lines after it.
+    @Test func openReadsTheCheckpointThenOnlyTheLinesAfterIt() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var model = BookmarkIndexState()
         do {
-            let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+            let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
             for batch in randomBatches(seed: 3, count: 300) {
                 try await journal.append(batch)
                 model.apply(batch)
@@ -157,18 +157,18 @@ struct IndexSnapshotTests {
             }
             try await journal.close()
         }
-        #expect(FileManager.default.fileExists(atPath: snapshotPath(directory)))
+        #expect(FileManager.default.fileExists(atPath: checkpointPath(directory)))
         let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
         let compactedLength = coverage.length
         let journalLength = directory.journalBytes().count
         #expect(compactedLength < journalLength)
 
         let counting = ReadCountingFileSystem()
-        let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions(fileSystem: counting))
+        let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions(fileSystem: counting))
         expectSameQueries(try await journal.load(), model, "after open")
         #expect(journal.recovery.checkpointNotUsed == nil)
         #expect(journal.recovery.isClean)
-        // The header line, the last line the snapshot covers (checked to be the batch it says),
+        // The header line, the last line the checkpoint covers (checked to be the batch it says),
         // and the lines after it.
         let headerLength = lineStarts(directory.journalBytes())[1]
         let lastCoveredLine = coverage.length - coverage.lastLineOffset
@@ -178,10 +178,10 @@ struct IndexSnapshotTests {
         try await journal.close()
     }
 
-    @Test func compactionKeepsTheSnapshotInStepAndAppendsAfterItAreReplayed() async throws {
+    @Test func compactionKeepsTheCheckpointInStepAndAppendsAfterItAreReplayed() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var options = snapshotOptions()
+        var options = checkpointOptions()
         options.compactionMinimumBytes = 16 * 1024
         var model = BookmarkIndexState()
         var store: BookmarksIndexStore? = try await BookmarksIndexStore.open(directory: directory.url, options: options)
@@ -189,7 +189,7 @@ struct IndexSnapshotTests {
             try await store!.apply(batch)
             model.apply(batch)
             if index % 75 == 74 {
-                // Automatic compactions happen along the way; every reopen must use a snapshot.
+                // Automatic compactions happen along the way; every reopen must use a checkpoint.
                 try await store!.close()
                 store = try await BookmarksIndexStore.open(directory: directory.url, options: options)
                 let health = try await store!.journalReport()
@@ -203,12 +203,12 @@ struct IndexSnapshotTests {
         try await store!.close()
     }
 
-    /// Between compactions the lines after a snapshot grow; once they pass a quarter of what it
-    /// covers, open writes a new snapshot so the next open replays none of them.
-    @Test func openRefreshesASnapshotWhoseTailHasGrownLong() async throws {
+    /// Between compactions the lines after a checkpoint grow; once they pass a quarter of what it
+    /// covers, open writes a new checkpoint so the next open replays none of them.
+    @Test func openRefreshesACheckpointWhoseTailHasGrownLong() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        var options = snapshotOptions()
+        var options = checkpointOptions()
         options.checkpointMinimumBytes = 4 * 1024
         var model = try await compactedJournal(in: directory, seed: 18, count: 200, options: options)
         func coveredLength() throws -> Int {
@@ -216,7 +216,7 @@ struct IndexSnapshotTests {
         }
         let compacted = try coveredLength()
 
-        // A short tail: replayed, the snapshot left as it is.
+        // A short tail: replayed, the checkpoint left as it is.
         do {
             let journal = try await JournalStorage.open(directory: directory.url, options: options)
             let short = randomBatches(seed: 19, count: 2, firstStep: 200)
@@ -230,7 +230,7 @@ struct IndexSnapshotTests {
         }
         #expect(try coveredLength() == compacted)
 
-        // A long one: the open that replays it writes a snapshot of everything.
+        // A long one: the open that replays it writes a checkpoint of everything.
         do {
             let journal = try await JournalStorage.open(directory: directory.url, options: options)
             for batch in randomBatches(seed: 20, count: 120, firstStep: 202) { try await journal.append(batch); model.apply(batch) }
@@ -247,41 +247,41 @@ struct IndexSnapshotTests {
         var countingOptions = options
         countingOptions.fileSystem = counting
         let journal = try await JournalStorage.open(directory: directory.url, options: countingOptions)
-        expectSameQueries(try await journal.load(), model, "after the refreshed snapshot")
+        expectSameQueries(try await journal.load(), model, "after the refreshed checkpoint")
         let refreshed = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
-        #expect(counting.bytesRead(of: directory.journalPath) <= 4 * 1024 + refreshed.length - refreshed.lastLineOffset, "the header and the last line the snapshot covers")
+        #expect(counting.bytesRead(of: directory.journalPath) <= 4 * 1024 + refreshed.length - refreshed.lastLineOffset, "the header and the last line the checkpoint covers")
         try await journal.close()
     }
 
-    @Test func aSnapshotOfAnotherJournalIsNotUsed() async throws {
+    @Test func aCheckpointOfAnotherJournalIsNotUsed() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var model = BookmarkIndexState()
-        let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+        let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
         for batch in randomBatches(seed: 6, count: 50) { try await journal.append(batch); model.apply(batch) }
         try await journal.beginCompaction(to: model)()
-        let old = try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory)))
-        // The next compaction writes a journal with a new identity (and a new snapshot).
+        let old = try Data(contentsOf: URL(fileURLWithPath: checkpointPath(directory)))
+        // The next compaction writes a journal with a new identity (and a new checkpoint).
         for batch in randomBatches(seed: 7, count: 50, firstStep: 50) { try await journal.append(batch); model.apply(batch) }
         try await journal.beginCompaction(to: model)()
         try await journal.close()
-        try old.write(to: URL(fileURLWithPath: snapshotPath(directory)))
+        try old.write(to: URL(fileURLWithPath: checkpointPath(directory)))
 
         let counting = ReadCountingFileSystem()
-        let reopened = try await JournalStorage.open(directory: directory.url, options: snapshotOptions(fileSystem: counting))
-        expectSameQueries(try await reopened.load(), model, "with the old snapshot")
+        let reopened = try await JournalStorage.open(directory: directory.url, options: checkpointOptions(fileSystem: counting))
+        expectSameQueries(try await reopened.load(), model, "with the old checkpoint")
         #expect(reopened.recovery.checkpointNotUsed?.contains("another journal") == true)
-        #expect(counting.bytesRead(of: snapshotPath(directory)) < 1_024, "turned down on its header, before its sections")
-        #expect(reopened.recovery.isClean, "a snapshot not used loses nothing")
+        #expect(counting.bytesRead(of: checkpointPath(directory)) < 1_024, "turned down on its header, before its sections")
+        #expect(reopened.recovery.isClean, "a checkpoint not used loses nothing")
         try await reopened.close()
-        // That open wrote a snapshot of the journal it read, which the next one uses.
-        let again = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+        // That open wrote a checkpoint of the journal it read, which the next one uses.
+        let again = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
         #expect(again.recovery.checkpointNotUsed == nil)
-        expectSameQueries(try await again.load(), model, "with the rewritten snapshot")
+        expectSameQueries(try await again.load(), model, "with the rewritten checkpoint")
         try await again.close()
     }
 
-    @Test func smallJournalsKeepNoSnapshotAndAResetRemovesOne() async throws {
+    @Test func smallJournalsKeepNoCheckpointAndAResetRemovesOne() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var options = journalOptions(durability: .none)
@@ -292,80 +292,80 @@ struct IndexSnapshotTests {
         try await journal.append(small)
         model.apply(small)
         try await journal.beginCompaction(to: model)()
-        #expect(!FileManager.default.fileExists(atPath: snapshotPath(directory)))
+        #expect(!FileManager.default.fileExists(atPath: checkpointPath(directory)))
         for batch in randomBatches(seed: 10, count: 60) { try await journal.append(batch); model.apply(batch) }
         try await journal.beginCompaction(to: model)()
-        #expect(FileManager.default.fileExists(atPath: snapshotPath(directory)))
+        #expect(FileManager.default.fileExists(atPath: checkpointPath(directory)))
         try await journal.reset()
-        #expect(!FileManager.default.fileExists(atPath: snapshotPath(directory)))
+        #expect(!FileManager.default.fileExists(atPath: checkpointPath(directory)))
         try await journal.close()
     }
 
-    @Test func removeJournalRemovesTheSnapshotToo() async throws {
+    @Test func removeJournalRemovesTheCheckpointToo() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+        let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
         try await journal.append(generatedBatch(first: 0, count: 5))
         var state = BookmarkIndexState()
         state.apply(generatedBatch(first: 0, count: 5))
         try await journal.beginCompaction(to: state)()
         try await journal.close()
-        #expect(FileManager.default.fileExists(atPath: snapshotPath(directory)))
+        #expect(FileManager.default.fileExists(atPath: checkpointPath(directory)))
         try await JournalStorage.removeJournal(in: directory.url)
-        #expect(!FileManager.default.fileExists(atPath: snapshotPath(directory)))
+        #expect(!FileManager.default.fileExists(atPath: checkpointPath(directory)))
         #expect(!FileManager.default.fileExists(atPath: directory.journalPath))
     }
 
     /// A read-only open (`bookmarks list` while a sync runs) can race the writer's compaction:
-    /// it must read one journal file throughout, not the header and snapshot of the old one and
+    /// it must read one journal file throughout, not the header and checkpoint of the old one and
     /// the lines of the new one.
     @Test func aReadOnlyOpenRacingACompactionReadsOneJournal() async throws {
         let directory = TemporaryDirectory(), other = TemporaryDirectory()
         defer { directory.remove(); other.remove() }
         var model = BookmarkIndexState()
         do {
-            let journal = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+            let journal = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
             for batch in randomBatches(seed: 15, count: 60) { try await journal.append(batch); model.apply(batch) }
             try await journal.beginCompaction(to: model)()
             for batch in randomBatches(seed: 16, count: 10, firstStep: 60) { try await journal.append(batch); model.apply(batch) }
             try await journal.close()
             // What a compaction would put in its place: another file, other lines.
-            let replacement = try await JournalStorage.open(directory: other.url, options: snapshotOptions())
+            let replacement = try await JournalStorage.open(directory: other.url, options: checkpointOptions())
             for batch in randomBatches(seed: 17, count: 90) { try await replacement.append(batch) }
             try await replacement.close()
         }
         let journalPath = directory.journalPath, replacementPath = other.journalPath
         let swapped = Mutex(false)
-        // The "writer" renames its new journal in just as the reader turns to the snapshot.
+        // The "writer" renames its new journal in just as the reader turns to the checkpoint.
         let racing = ReadCountingFileSystem { path in
             guard path.hasSuffix(JournalStorage.checkpointFileName), !swapped.withLock({ $0 }) else { return }
             swapped.withLock { $0 = true }
             _ = rename(replacementPath, journalPath)
         }
-        let reader = try await JournalReader.open(directory: directory.url, options: snapshotOptions(fileSystem: racing))
+        let reader = try await JournalReader.open(directory: directory.url, options: checkpointOptions(fileSystem: racing))
         #expect(swapped.withLock { $0 })
         #expect(reader.recovery.checkpointNotUsed == nil)
-        #expect(StateDump(try await reader.load()) == StateDump(model), "the file it started reading, snapshot and lines after it")
+        #expect(StateDump(try await reader.load()) == StateDump(model), "the file it started reading, checkpoint and lines after it")
     }
 
-    @Test func aReadOnlyOpenUsesTheSnapshotAndWritesNothing() async throws {
+    @Test func aReadOnlyOpenUsesTheCheckpointAndWritesNothing() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         var model = BookmarkIndexState()
-        let writer = try await JournalStorage.open(directory: directory.url, options: snapshotOptions())
+        let writer = try await JournalStorage.open(directory: directory.url, options: checkpointOptions())
         for batch in randomBatches(seed: 11, count: 60) { try await writer.append(batch); model.apply(batch) }
         try await writer.beginCompaction(to: model)()
         let extra = generatedBatch(first: 1_000, count: 4)
         try await writer.append(extra)
         model.apply(extra)
-        let snapshotBefore = try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory)))
+        let checkpointBefore = try Data(contentsOf: URL(fileURLWithPath: checkpointPath(directory)))
         let journalBefore = directory.journalFingerprint()
 
         // While the writer holds the store, as `bookmarks list` reads a store being synced.
-        let reader = try await JournalReader.open(directory: directory.url, options: snapshotOptions())
+        let reader = try await JournalReader.open(directory: directory.url, options: checkpointOptions())
         #expect(reader.recovery.checkpointNotUsed == nil)
         #expect(StateDump(try await reader.load()) == StateDump(model))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: snapshotPath(directory))) == snapshotBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: checkpointPath(directory))) == checkpointBefore)
         #expect(directory.journalFingerprint() == journalBefore)
         try await writer.close()
     }
