@@ -174,14 +174,15 @@ struct BookmarkFeedTests {
 }
 
 /// Waits, by yielding (never sleeping), until `feed` has read the store's current revision and
-/// `condition` holds; fails after many yields.
+/// `condition` holds.
 @MainActor
 func settle(_ feed: BookmarkFeed, _ store: BookmarksIndexStore, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async throws {
-    for _ in 0..<10_000 {
-        if await feed.revision == store.state.revision, condition() { return }
-        await Task.yield()
+    var current: UInt64 = 0
+    await settle(sourceLocation: sourceLocation) {
+        condition() && feed.revision == current
+    } refresh: {
+        current = await store.state.revision
     }
-    Issue.record("the feed never caught up with the store", sourceLocation: sourceLocation)
 }
 
 extension [IndexedBookmark] {

@@ -33,3 +33,15 @@ struct ScreenHarness {
     /// Moves past every cooldown, so the next intent syncs.
     func later() async { await clock.advance(by: 3_600) }
 }
+
+/// Yields (never sleeps) until `condition` holds, calling `refresh` before each check; records
+/// an issue after many yields.
+@MainActor
+func settle(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool, refresh: () async -> Void = {}) async {
+    for _ in 0..<20_000 {
+        await refresh()
+        if condition() { return }
+        await Task.yield()
+    }
+    Issue.record("never got there", sourceLocation: sourceLocation)
+}
