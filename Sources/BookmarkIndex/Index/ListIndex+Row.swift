@@ -16,6 +16,7 @@ extension ListIndex {
         var vanishedAt: Double
         var artistID: Int
         var totalBookmarks: Int
+        var totalView: Int
         var pageCount: Int
         var width: Int
         var height: Int
@@ -71,7 +72,7 @@ extension ListIndex {
             }
             let fields: [[Int]] = [
                 field(\.illustID), field(\.serverOrder), field(\.firstIndexedAt), field(\.lastSeenAt),
-                field(\.createDate), field(\.vanishedAt), field(\.artistID), field(\.totalBookmarks), field(\.pageCount),
+                field(\.createDate), field(\.vanishedAt), field(\.artistID), field(\.totalBookmarks), field(\.totalView), field(\.pageCount),
                 field(\.width), field(\.height), field(\.xRestrict), field(\.aiType), field(\.textStart),
                 field(\.tagStart), field(\.titleLength), field(\.artistNameLength), field(\.thumbnailLength),
                 field(\.typeLength), field(\.tagCount), field(\.orderStamp), field(\.flags), field(\.vanishReason),

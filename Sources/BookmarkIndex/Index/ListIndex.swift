@@ -100,7 +100,7 @@ struct ListIndex: Sendable {
             lastSeenAt: bookmark.lastSeenAt.timeIntervalSinceReferenceDate,
             createDate: illust.createDate.timeIntervalSinceReferenceDate,
             vanishedAt: vanishedAt?.timeIntervalSinceReferenceDate ?? 0,
-            artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, pageCount: illust.pageCount,
+            artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, totalView: illust.totalView, pageCount: illust.pageCount,
             width: illust.width, height: illust.height, xRestrict: illust.xRestrict, aiType: illust.aiType,
             textStart: 0, tagStart: 0,
             titleLength: UInt32(illust.title.utf8.count),
