@@ -28,14 +28,14 @@ extension BookmarkIndexState {
         var rows: [ListIndex.Row] = []
         if let candidates = plan.candidates {
             var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $0.cursor.precedes($1.cursor) }
-            for slot in candidates {
+            for slot in candidates where plan.admits(slot) {
                 guard let row = list.row(at: slot), cursor.map({ $0.precedes(row.cursor) }) ?? true,
                       plan.matches(row, slot: slot) else { continue }
                 selection.offer(row)
             }
             rows = selection.sorted()
         } else {
-            list.forEachNewestFirst(after: cursor) { row, slot in
+            list.forEachNewestFirst(after: cursor, admitting: plan.admits) { row, slot in
                 guard plan.matches(row, slot: slot) else { return true }
                 rows.append(row)
                 return rows.count < wanted
@@ -70,13 +70,13 @@ extension BookmarkIndexState {
         var rows: [ListIndex.Row] = []
         if let candidates = plan.candidates {
             var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $1.cursor.precedes($0.cursor) }
-            for slot in candidates {
+            for slot in candidates where plan.admits(slot) {
                 guard let row = list.row(at: slot), row.cursor.precedes(cursor), plan.matches(row, slot: slot) else { continue }
                 selection.offer(row)
             }
             rows = selection.sorted()
         } else {
-            list.forEachOldestFirst(before: cursor) { row, slot in
+            list.forEachOldestFirst(before: cursor, admitting: plan.admits) { row, slot in
                 guard plan.matches(row, slot: slot) else { return true }
                 rows.append(row)
                 return wanted.map { rows.count < $0 } ?? true

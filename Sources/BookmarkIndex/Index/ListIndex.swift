@@ -41,6 +41,9 @@ struct ListIndex: Sendable {
     private(set) var order = OrderList()
     /// The folded titles and artist names, for text queries; replaced by every batch.
     private(set) var textSearch = TextSearchCache()
+    /// The rows' attributes and artists in narrow columns, for filters, facets and sorts.
+    /// Derived from the rows, not stored in a checkpoint.
+    private(set) var columns = FacetColumns()
 
     var count: Int { slotByIllust.count }
     /// Rows of works that vanished from Pixiv.
@@ -140,6 +143,7 @@ struct ListIndex: Sendable {
             }
             if !row.isVisible && !vanishedAsBefore { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
             slots[Int(slot)] = row
+            columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
             return
         }
 
@@ -155,6 +159,7 @@ struct ListIndex: Sendable {
         tagRefs.append(contentsOf: tags)
         row.orderStamp = order.insert(order: row.serverOrder, slot: slot)
         slots[Int(slot)] = row
+        columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
         slotByIllust[illust.id] = slot
         indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
         if !row.isVisible { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
@@ -176,6 +181,7 @@ struct ListIndex: Sendable {
         if old.serverOrder != row.serverOrder { row.orderStamp = order.insert(order: row.serverOrder, slot: slot) }
         if old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: 1) }
         slots[Int(slot)] = row
+        columns.update(row, at: slot)
     }
 
     mutating func remove(illustID: Int, nameOfRef: [TagID]) {
@@ -186,6 +192,7 @@ struct ListIndex: Sendable {
         garbageText += old.textLength
         garbageTags += Int(old.tagCount)
         slots[Int(slot)].flags = 0
+        columns.clear(slot)
         freeSlots.append(slot)
     }
 
@@ -212,6 +219,7 @@ struct ListIndex: Sendable {
         self.postings = tagIndex.postings
         self.refCounts = tagIndex.refCounts
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
+        self.columns = FacetColumns(of: self)
     }
 
     /// Restores the order list's invariants after a batch of writes, and packs the arenas once
