@@ -88,6 +88,22 @@ extension BookmarksIndexStore {
         state.coOccurringTags(in: restrict, matching: filter, limit: limit)
     }
 
+    /// The artists of the matches, most bookmarked first, with their last-known names; see
+    /// ``BookmarkIndexState/topArtists(in:matching:limit:)``.
+    ///
+    /// ```swift
+    /// let artists = await store.topArtists(in: .public, matching: BookmarkFilter(ai: .excludingAI), limit: 50)
+    /// ```
+    public func topArtists(in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [ArtistCount] {
+        state.topArtists(in: restrict, matching: filter, limit: limit)
+    }
+
+    /// How the matches spread over AI kind, age rating and kind; see
+    /// ``BookmarkIndexState/facets(in:matching:)``.
+    public func facets(in restrict: Restrict, matching filter: BookmarkFilter = .all) -> BookmarkFacets {
+        state.facets(in: restrict, matching: filter)
+    }
+
     /// The tags of `restrict`'s list whose name or translation contains `text`, those that
     /// begin with it first, most used first; see ``BookmarkIndexState/searchTags(_:in:matching:limit:)``.
     ///

@@ -54,6 +54,7 @@ enum FacetAccounts {
     static func randomize(_ row: inout IndexedBookmark, _ random: inout SeededRandom) {
         func draw(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
         row.firstIndexedAt = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(draw(40)) * 86_400)
+        row.lastSeenAt = row.firstIndexedAt.addingTimeInterval(Double(draw(4)) * 86_400)
         guard row.illust.isVisible else { return }
         row.illust.aiType = [0, 1, 1, 2, 7][draw(5)]
         row.illust.xRestrict = [0, 0, 1, 2, 5][draw(5)]

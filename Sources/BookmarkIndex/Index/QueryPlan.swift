@@ -96,8 +96,12 @@ struct QueryPlan {
             }
             let type = Attributes.typeCode(byte)
             if !filter.types.isEmpty {
-                // A kind none of Pixiv's three is checked against the row's own.
-                guard type == Attributes.otherType || filter.types.contains(Attributes.types[Int(type)]) else { return false }
+                // A kind none of Pixiv's three is checked against the row's own, if the filter
+                // names such a kind at all.
+                let admitsType = type == Attributes.otherType
+                    ? filter.types.contains { Attributes.typeCode(of: $0) == Attributes.otherType }
+                    : filter.types.contains(Attributes.types[Int(type)])
+                guard admitsType else { return false }
             }
             return true
         }
@@ -150,6 +154,25 @@ struct QueryPlan {
             return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
         }
         return true
+    }
+
+    /// Whether telling a match needs more than the columns: a tag, a text, a page count, a
+    /// date, or a kind none of Pixiv's three.
+    var readsRows: Bool {
+        !required.isEmpty || !anyOf.isEmpty || !excluded.isEmpty || (text != nil && !candidatesMatchText)
+            || pageCount != nil || createDate != nil || firstIndexedAt != nil || !(otherTypes?.isEmpty ?? true)
+    }
+
+    /// Calls `body` with the slot of each row that matches, in no given order; reads no row
+    /// when the columns tell (see ``readsRows``).
+    func forEachMatchingSlot(_ body: (Int32) -> Void) {
+        if readsRows {
+            forEachMatch { _, slot in body(slot) }
+        } else if let candidates {
+            for slot in candidates where admits(slot) { body(slot) }
+        } else {
+            for slot in 0..<Int32(list.columns.attributes.count) where admits(slot) { body(slot) }
+        }
     }
 
     /// Calls `body` with each row that matches and its slot: the candidates, or every slot the
