@@ -60,6 +60,23 @@ extension BookmarksIndexStore {
         state.bookmarks(in: restrict, matching: filter, after: cursor, limit: limit)
     }
 
+    /// A page of `restrict`'s list in `sort` after `cursor` (from the start when `nil`); see
+    /// ``BookmarkIndexState/bookmarks(in:matching:sortedBy:after:limit:)``.
+    ///
+    /// ```swift
+    /// var page = await store.bookmarks(in: .public, matching: filter, sortedBy: .bookmarkRate, after: nil, limit: 30)
+    /// page = await store.bookmarks(in: .public, matching: filter, sortedBy: .bookmarkRate, after: page.lastCursor, limit: 30)
+    /// ```
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        sortedBy sort: BookmarkSort,
+        after cursor: BookmarkCursor?,
+        limit: Int
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, sortedBy: sort, after: cursor, limit: limit)
+    }
+
     /// The rows of `restrict`'s list above `cursor`, the nearest `limit` of them; see
     /// ``BookmarkIndexState/bookmarks(in:matching:before:limit:)``.
     public func bookmarks(

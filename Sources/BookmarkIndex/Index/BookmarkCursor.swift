@@ -1,32 +1,85 @@
-/// A bookmark's place in its list, to page from: its ``IndexedBookmark/serverOrder``, ties
-/// broken by its illust ID, the key every query orders a list by (newest first: a larger
-/// order, then a larger illust ID).
+/// A bookmark's place in its list read in one order, to page from: its
+/// ``IndexedBookmark/serverOrder``, ties broken by its illust ID, the key every query orders a
+/// list by by default (newest first: a larger order, then a larger illust ID); in a sorted
+/// feed (``BookmarkSort``), the row's key in that sort before them.
 ///
 /// A cursor names a place, not a row: paging after it is unaffected by rows added above it
 /// (a sync putting newer bookmarks on top) or removed anywhere, and it stays valid when its
 /// own row is removed or moved. Pass a page's ``BookmarkFeedPage/lastCursor`` as `after:` for the
 /// next page down, and its ``BookmarkFeedPage/firstCursor`` as `before:` for the rows that appeared
 /// above it (see ``BookmarksIndexStore/bookmarks(in:matching:after:limit:)``).
+///
+/// A cursor belongs to the order it was made in (its ``sort``): pass it with that same sort.
+/// Passing it with another is a programming error, and traps, as an index out of range does;
+/// a server that takes cursors from its clients compares ``sort`` first.
 public struct BookmarkCursor: Sendable, Hashable, Codable {
     /// The row's ``IndexedBookmark/serverOrder``.
     public var serverOrder: Int64
     /// The row's illust ID, which ranks rows of equal order.
     public var illustID: Int
+    /// The order the cursor is a place in.
+    public private(set) var sort: BookmarkSort
+    /// The row's key in ``sort``; `nil` in bookmark order.
+    var sortValue: SortKeyValue?
 
-    /// Creates the cursor of the place (`serverOrder`, `illustID`).
+    /// Creates the cursor of the place (`serverOrder`, `illustID`) in bookmark order.
     public init(serverOrder: Int64, illustID: Int) {
         self.serverOrder = serverOrder
         self.illustID = illustID
+        self.sort = .bookmarkOrder
     }
 
-    /// The cursor of `bookmark`'s place in its list.
+    /// The cursor of `bookmark`'s place in its list read in bookmark order.
     public init(_ bookmark: IndexedBookmark) {
         self.init(serverOrder: bookmark.serverOrder, illustID: bookmark.illust.id)
+    }
+
+    /// The cursor of `bookmark`'s place in its list read in `sort`, by the fields it has now.
+    public init(_ bookmark: IndexedBookmark, sortedBy sort: BookmarkSort) {
+        self.init(serverOrder: bookmark.serverOrder, illustID: bookmark.illust.id)
+        self.sort = sort
+        let illust = bookmark.illust
+        sortValue = switch sort.key {
+        case .bookmarkOrder: nil
+        case .popularity: .int(illust.totalBookmarks)
+        case .bookmarkRate: .double(illust.totalView > 0 ? Double(illust.totalBookmarks) / Double(illust.totalView) : 0)
+        case .createDate: .double(illust.createDate.timeIntervalSinceReferenceDate)
+        case .pageCount: .int(illust.pageCount)
+        }
+    }
+
+    /// The cursor of the row's place in `sort`.
+    init(_ row: ListIndex.Row, sortedBy sort: BookmarkSort) {
+        self.init(serverOrder: row.serverOrder, illustID: row.illustID)
+        self.sort = sort
+        sortValue = sort.value(of: row)
     }
 
     /// Whether `self`'s place comes before `other`'s in a list read newest first: a larger
     /// order, or an equal order and a larger illust ID.
     func precedes(_ other: BookmarkCursor) -> Bool {
         serverOrder != other.serverOrder ? serverOrder > other.serverOrder : illustID > other.illustID
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case serverOrder, illustID, sort, sortValue
+    }
+
+    /// Decodes a cursor; one encoded before sorts existed has no sort and is in bookmark order.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        serverOrder = try container.decode(Int64.self, forKey: .serverOrder)
+        illustID = try container.decode(Int.self, forKey: .illustID)
+        sort = try container.decodeIfPresent(BookmarkSort.self, forKey: .sort) ?? .bookmarkOrder
+        sortValue = try container.decodeIfPresent(SortKeyValue.self, forKey: .sortValue)
+    }
+
+    /// Encodes the cursor: its place and its sort.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(serverOrder, forKey: .serverOrder)
+        try container.encode(illustID, forKey: .illustID)
+        try container.encode(sort, forKey: .sort)
+        try container.encodeIfPresent(sortValue, forKey: .sortValue)
     }
 }

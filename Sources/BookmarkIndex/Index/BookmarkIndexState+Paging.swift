@@ -21,6 +21,7 @@ extension BookmarkIndexState {
         limit: Int
     ) -> BookmarkFeedPage {
         precondition(limit >= 0, "limit must not be negative")
+        precondition(cursor.map { $0.sort == .bookmarkOrder } ?? true, "a cursor of a sorted feed was passed for bookmark order")
         let list = lists[restrict.listIndex]
         let plan = queryPlan(in: restrict, matching: filter)
         // One row more than asked says whether there are more.
@@ -63,6 +64,7 @@ extension BookmarkIndexState {
         limit: Int? = nil
     ) -> BookmarkFeedPage {
         precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
+        precondition(cursor.sort == .bookmarkOrder, "a cursor of a sorted feed was passed for bookmark order")
         let list = lists[restrict.listIndex]
         let plan = queryPlan(in: restrict, matching: filter)
         let wanted = limit.map { $0 + 1 }
