@@ -19,8 +19,9 @@ public struct BookmarkCursor: Sendable, Hashable, Codable {
     public var illustID: Int
     /// The order the cursor is a place in.
     public private(set) var sort: BookmarkSort
-    /// The row's key in ``sort``; `nil` in bookmark order.
-    var sortValue: SortKeyValue?
+    /// The row's key in ``sort`` (``BookmarkSort/key(of:)-(IndexedBookmark)``); `nil` in
+    /// bookmark order.
+    var sortKey: Int64?
 
     /// Creates the cursor of the place (`serverOrder`, `illustID`) in bookmark order.
     public init(serverOrder: Int64, illustID: Int) {
@@ -38,21 +39,12 @@ public struct BookmarkCursor: Sendable, Hashable, Codable {
     public init(_ bookmark: IndexedBookmark, sortedBy sort: BookmarkSort) {
         self.init(serverOrder: bookmark.serverOrder, illustID: bookmark.illust.id)
         self.sort = sort
-        let illust = bookmark.illust
-        sortValue = switch sort.key {
-        case .bookmarkOrder: nil
-        case .popularity: .int(illust.totalBookmarks)
-        case .bookmarkRate: .double(illust.totalView > 0 ? Double(illust.totalBookmarks) / Double(illust.totalView) : 0)
-        case .createDate: .double(illust.createDate.timeIntervalSinceReferenceDate)
-        case .pageCount: .int(illust.pageCount)
-        }
+        sortKey = sort.key(of: bookmark)
     }
 
-    /// The cursor of the row's place in `sort`.
-    init(_ row: ListIndex.Row, sortedBy sort: BookmarkSort) {
-        self.init(serverOrder: row.serverOrder, illustID: row.illustID)
-        self.sort = sort
-        sortValue = sort.value(of: row)
+    /// The cursor's place as its sort ranks places.
+    var rank: SortRank {
+        sort.rank(key: sortKey, serverOrder: serverOrder, illustID: illustID)
     }
 
     /// Whether `self`'s place comes before `other`'s in a list read newest first: a larger
@@ -62,7 +54,7 @@ public struct BookmarkCursor: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case serverOrder, illustID, sort, sortValue
+        case serverOrder, illustID, sort, sortKey
     }
 
     /// Decodes a cursor; one encoded before sorts existed has no sort and is in bookmark order.
@@ -71,7 +63,7 @@ public struct BookmarkCursor: Sendable, Hashable, Codable {
         serverOrder = try container.decode(Int64.self, forKey: .serverOrder)
         illustID = try container.decode(Int.self, forKey: .illustID)
         sort = try container.decodeIfPresent(BookmarkSort.self, forKey: .sort) ?? .bookmarkOrder
-        sortValue = try container.decodeIfPresent(SortKeyValue.self, forKey: .sortValue)
+        sortKey = try container.decodeIfPresent(Int64.self, forKey: .sortKey)
     }
 
     /// Encodes the cursor: its place and its sort.
@@ -80,6 +72,6 @@ public struct BookmarkCursor: Sendable, Hashable, Codable {
         try container.encode(serverOrder, forKey: .serverOrder)
         try container.encode(illustID, forKey: .illustID)
         try container.encode(sort, forKey: .sort)
-        try container.encodeIfPresent(sortValue, forKey: .sortValue)
+        try container.encodeIfPresent(sortKey, forKey: .sortKey)
     }
 }

@@ -94,7 +94,7 @@ extension BookmarkIndexState {
             }
         }
         var count = 0
-        forEachMatch(in: restrict, matching: filter) { _ in count += 1 }
+        queryPlan(in: restrict, matching: filter).forEachMatchingSlot { _ in count += 1 }
         return count
     }
 

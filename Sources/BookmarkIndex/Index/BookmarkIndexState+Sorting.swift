@@ -12,7 +12,8 @@ extension BookmarkIndexState {
     ///
     /// In ``BookmarkSort/bookmarkOrder`` this is ``bookmarks(in:matching:after:limit:)``.
     /// Otherwise every match is tested against the cursor and the first `limit` kept:
-    /// O(m log limit) for m matches, found as ``count(in:matching:)`` finds them.
+    /// O(m log limit) for m matches, found as ``count(in:matching:)`` finds them; a row's key is
+    /// read in place, and most rows are turned down by one comparison with the last kept.
     ///
     /// - Precondition: `cursor` was read in `sort` (its ``BookmarkCursor/sort``); a cursor of
     ///   another order names no place in this one.
@@ -28,19 +29,52 @@ extension BookmarkIndexState {
         if sort == .bookmarkOrder {
             return bookmarks(in: restrict, matching: filter, after: cursor, limit: limit)
         }
-        var selection = BoundedSelection<SortedRow>(limit: limit + 1) { sort.isBefore($0.value, $0.row.cursor, $1.value, $1.row.cursor) }
-        queryPlan(in: restrict, matching: filter).forEachMatch { row, _ in
-            let value = sort.value(of: row)
-            if let cursor, !sort.isBefore(cursor.sortValue, cursor, value, row.cursor) { return }
-            selection.offer(SortedRow(value: value, row: row))
-        }
-        let rows = selection.sorted()
-        return BookmarkFeedPage(bookmarks: rows.prefix(limit).map { materialize($0.row, in: restrict) }, hasMore: rows.count > limit, sort: sort)
+        return page(in: restrict, plan: queryPlan(in: restrict, matching: filter), sortedBy: sort, after: cursor, limit: limit)
     }
-}
 
-/// A row and its key in a sort.
-private struct SortedRow {
-    var value: SortKeyValue?
-    var row: ListIndex.Row
+    /// The first `limit` rows `plan` matches after `cursor` in `sort`, testing every row the
+    /// plan's columns admit (or its candidates): what sorted feeds, and feeds in bookmark order
+    /// with candidates to test, read.
+    func page(in restrict: Restrict, plan: QueryPlan, sortedBy sort: BookmarkSort, after cursor: BookmarkCursor?, limit: Int) -> BookmarkFeedPage {
+        let list = lists[restrict.listIndex]
+        let readsRows = plan.readsRows
+        let below = cursor?.rank
+        // One row more than asked says whether there are more; kept largest rank first.
+        let wanted = limit + 1
+        // Past a few hundred, collecting every match and sorting once beats a sorted prefix.
+        let keepsAll = wanted > 512
+        var kept: [(rank: SortRank, slot: Int32)] = []
+        kept.reserveCapacity(min(wanted, 1_024))
+        list.slots.withUnsafeBufferPointer { rows in
+            plan.forEachAdmittedSlot { slot in
+                let row = rows.baseAddress! + Int(slot)
+                let rank = sort.rank(key: sort.key(of: row), serverOrder: row.pointee.serverOrder, illustID: row.pointee.illustID)
+                if let below, !(rank < below) { return }
+                if !keepsAll, kept.count == wanted, !(kept[wanted - 1].rank < rank) { return }
+                if readsRows {
+                    #if DEBUG
+                    QueryReads.current?.readRow()
+                    #endif
+                    guard plan.matchesRow(row.pointee, slot: slot) else { return }
+                }
+                if keepsAll {
+                    kept.append((rank, slot))
+                    return
+                }
+                var low = 0, high = kept.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if rank < kept[mid].rank { low = mid + 1 } else { high = mid }
+                }
+                kept.insert((rank, slot), at: low)
+                if kept.count > wanted { kept.removeLast() }
+            }
+        }
+        if keepsAll {
+            kept.sort { $1.rank < $0.rank }
+            if kept.count > wanted { kept.removeLast(kept.count - wanted) }
+        }
+        let page = kept.prefix(limit).map { materialize(list.slots[Int($0.slot)], in: restrict) }
+        return BookmarkFeedPage(bookmarks: page, hasMore: kept.count > limit, sort: sort)
+    }
 }

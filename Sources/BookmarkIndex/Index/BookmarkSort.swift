@@ -67,47 +67,71 @@ public struct BookmarkSort: Sendable, Hashable, Codable {
     public static let pageCount = BookmarkSort(.pageCount)
 }
 
-/// A row's key under a sort other than bookmark order, as a cursor records it.
-enum SortKeyValue: Sendable, Hashable, Codable {
-    case int(Int)
-    case double(Double)
+extension BookmarkSort {
+    /// The key of `row` under this sort as an integer that orders as the key does (doubles by
+    /// their IEEE total order, so even a NaN has one place); `nil` for bookmark order, whose
+    /// key is the place itself.
+    @inline(__always)
+    func key(of row: UnsafePointer<ListIndex.Row>) -> Int64? {
+        switch key {
+        case .bookmarkOrder: nil
+        case .popularity: Int64(row.pointee.totalBookmarks)
+        case .bookmarkRate: Self.orderedBits(Self.rate(bookmarks: row.pointee.totalBookmarks, views: row.pointee.totalView))
+        case .createDate: Self.orderedBits(row.pointee.createDate)
+        case .pageCount: Int64(row.pointee.pageCount)
+        }
+    }
 
-    /// `self` before `other` ascending: integers as integers, doubles in IEEE total order (so
-    /// even a NaN has one place).
-    func isLess(than other: SortKeyValue) -> Bool {
-        switch (self, other) {
-        case (.int(let a), .int(let b)): a < b
-        case (.double(let a), .double(let b)): a.isTotallyOrdered(belowOrEqualTo: b) && !b.isTotallyOrdered(belowOrEqualTo: a)
-        case (.int, .double): true
-        case (.double, .int): false
+    /// The key of `bookmark` under this sort, as ``key(of:)`` gives a row's.
+    func key(of bookmark: IndexedBookmark) -> Int64? {
+        let illust = bookmark.illust
+        return switch key {
+        case .bookmarkOrder: nil
+        case .popularity: Int64(illust.totalBookmarks)
+        case .bookmarkRate: Self.orderedBits(Self.rate(bookmarks: illust.totalBookmarks, views: illust.totalView))
+        case .createDate: Self.orderedBits(illust.createDate.timeIntervalSinceReferenceDate)
+        case .pageCount: Int64(illust.pageCount)
+        }
+    }
+
+    /// Bookmarks per view; 0 without a view count.
+    @inline(__always)
+    static func rate(bookmarks: Int, views: Int) -> Double {
+        views > 0 ? Double(bookmarks) / Double(views) : 0
+    }
+
+    /// `value`'s bits as an integer that orders as IEEE 754's total order does.
+    @inline(__always)
+    static func orderedBits(_ value: Double) -> Int64 {
+        let bits = Int64(bitPattern: value.bitPattern)
+        return bits < 0 ? bits ^ Int64.max : bits
+    }
+
+    /// The place (`key`, `serverOrder`, `illustID`) as one value that is larger exactly when
+    /// the place comes earlier in this sort: by key in the sort's direction, then newest
+    /// bookmark first (bookmark order itself reversed whole when ascending). Complementing a
+    /// component reverses its order without overflow.
+    @inline(__always)
+    func rank(key: Int64?, serverOrder: Int64, illustID: Int) -> SortRank {
+        switch (self.key, direction) {
+        case (.bookmarkOrder, .descending): SortRank(key: 0, serverOrder: serverOrder, illustID: illustID)
+        case (.bookmarkOrder, .ascending): SortRank(key: 0, serverOrder: ~serverOrder, illustID: ~illustID)
+        case (_, .descending): SortRank(key: key ?? 0, serverOrder: serverOrder, illustID: illustID)
+        case (_, .ascending): SortRank(key: ~(key ?? 0), serverOrder: serverOrder, illustID: illustID)
         }
     }
 }
 
-extension BookmarkSort {
-    /// The key of `row` under this sort; `nil` for bookmark order, whose key is the place.
-    func value(of row: ListIndex.Row) -> SortKeyValue? {
-        switch key {
-        case .bookmarkOrder: nil
-        case .popularity: .int(row.totalBookmarks)
-        case .bookmarkRate: .double(row.totalView > 0 ? Double(row.totalBookmarks) / Double(row.totalView) : 0)
-        case .createDate: .double(row.createDate)
-        case .pageCount: .int(row.pageCount)
-        }
-    }
+/// A place in a sort, larger first (see ``BookmarkSort/rank(key:serverOrder:illustID:)``).
+struct SortRank: Comparable {
+    var key: Int64
+    var serverOrder: Int64
+    var illustID: Int
 
-    /// Whether the place (`a`, `aPlace`) comes before (`b`, `bPlace`) in this sort: by key in
-    /// the sort's direction, then in bookmark order, newest first (bookmark order itself
-    /// reversed whole when ascending).
-    func isBefore(_ a: SortKeyValue?, _ aPlace: BookmarkCursor, _ b: SortKeyValue?, _ bPlace: BookmarkCursor) -> Bool {
-        if key == .bookmarkOrder {
-            return direction == .descending ? aPlace.precedes(bPlace) : bPlace.precedes(aPlace)
-        }
-        if let a, let b {
-            let (first, second) = direction == .descending ? (b, a) : (a, b)
-            if first.isLess(than: second) { return true }
-            if second.isLess(than: first) { return false }
-        }
-        return aPlace.precedes(bPlace)
+    @inline(__always)
+    static func < (a: SortRank, b: SortRank) -> Bool {
+        if a.key != b.key { return a.key < b.key }
+        if a.serverOrder != b.serverOrder { return a.serverOrder < b.serverOrder }
+        return a.illustID < b.illustID
     }
 }

@@ -35,6 +35,9 @@ struct QueryPlan {
     private var otherTypes: Set<IllustType>?
     /// Whether each artist (by index) matches; `nil` for any artist.
     private var admitsArtist: [Bool]?
+    /// The list's columns, read by every test.
+    private let attributes: [UInt8]
+    private let artistOfSlot: [UInt32]
     private var pageCount: ClosedRange<Int>?
     /// Seconds since the reference date, as rows keep their dates.
     private var createDate: Range<Double>?
@@ -42,6 +45,8 @@ struct QueryPlan {
 
     init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
         self.list = list
+        attributes = list.columns.attributes
+        artistOfSlot = list.columns.artistOfSlot
         text = filter.text.flatMap(TextMatcher.init)
         func postings(_ word: String) -> [Postings] {
             tags.ids(matching: word) { list.refCount(of: $0) > 0 }.map { list.postings(of: $0) }.filter { !$0.isEmpty }
@@ -133,19 +138,22 @@ struct QueryPlan {
     /// slot. O(1), and no row is read.
     @inline(__always)
     func admits(_ slot: Int32) -> Bool {
-        let columns = list.columns
-        guard admitsAttributes[Int(columns.attributes[Int(slot)])] else { return false }
-        if let admitsArtist { return admitsArtist[Int(columns.artistOfSlot[Int(slot)])] }
+        guard admitsAttributes[Int(attributes[Int(slot)])] else { return false }
+        if let admitsArtist { return admitsArtist[Int(artistOfSlot[Int(slot)])] }
         return true
     }
 
     /// Whether `row`, in `slot`, matches the filter.
     func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
-        if !admits(slot) { return false }
+        admits(slot) && matchesRow(row, slot: slot)
+    }
+
+    /// Whether `row`, in `slot`, which the columns admit, matches the rest of the filter.
+    func matchesRow(_ row: ListIndex.Row, slot: Int32) -> Bool {
         if let pageCount, !pageCount.contains(row.pageCount) { return false }
         if let createDate, !createDate.contains(row.createDate) { return false }
         if let firstIndexedAt, !firstIndexedAt.contains(row.firstIndexedAt) { return false }
-        if let otherTypes, FacetColumns.Attributes.typeCode(list.columns.attributes[Int(slot)]) == FacetColumns.Attributes.otherType,
+        if let otherTypes, FacetColumns.Attributes.typeCode(attributes[Int(slot)]) == FacetColumns.Attributes.otherType,
            !otherTypes.contains(list.type(of: row)) { return false }
         for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
         if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
@@ -163,30 +171,50 @@ struct QueryPlan {
             || pageCount != nil || createDate != nil || firstIndexedAt != nil || !(otherTypes?.isEmpty ?? true)
     }
 
-    /// Calls `body` with the slot of each row that matches, in no given order; reads no row
-    /// when the columns tell (see ``readsRows``).
-    func forEachMatchingSlot(_ body: (Int32) -> Void) {
-        if readsRows {
-            forEachMatch { _, slot in body(slot) }
-        } else if let candidates {
-            for slot in candidates where admits(slot) { body(slot) }
-        } else {
-            for slot in 0..<Int32(list.columns.attributes.count) where admits(slot) { body(slot) }
+    /// Calls `body` with each slot the columns admit: of the candidates, or of the whole list;
+    /// in no given order, and reading no row.
+    func forEachAdmittedSlot(_ body: (Int32) -> Void) {
+        admitsAttributes.withUnsafeBufferPointer { table in
+            attributes.withUnsafeBufferPointer { attributes in
+                artistOfSlot.withUnsafeBufferPointer { artists in
+                    @inline(__always) func admitted(_ slot: Int) -> Bool {
+                        guard table[Int(attributes[slot])] else { return false }
+                        if let admitsArtist { return admitsArtist[Int(artists[slot])] }
+                        return true
+                    }
+                    if let candidates {
+                        for slot in candidates where admitted(Int(slot)) { body(slot) }
+                    } else {
+                        for slot in 0..<attributes.count where admitted(slot) { body(Int32(slot)) }
+                    }
+                }
+            }
         }
     }
 
-    /// Calls `body` with each row that matches and its slot: the candidates, or every slot the
-    /// columns admit; in no given order.
-    func forEachMatch(_ body: (ListIndex.Row, Int32) -> Void) {
-        if let candidates {
-            for slot in candidates where admits(slot) {
-                guard let row = list.row(at: slot), matches(row, slot: slot) else { continue }
-                body(row, slot)
+    /// Calls `body` with the slot of each row that matches, in no given order; reads no row
+    /// when the columns tell (see ``readsRows``).
+    func forEachMatchingSlot(_ body: (Int32) -> Void) {
+        guard readsRows else { return forEachAdmittedSlot(body) }
+        list.slots.withUnsafeBufferPointer { rows in
+            forEachAdmittedSlot { slot in
+                #if DEBUG
+                QueryReads.current?.readRow()
+                #endif
+                if matchesRow(rows[Int(slot)], slot: slot) { body(slot) }
             }
-        } else {
-            for slot in 0..<Int32(list.columns.attributes.count) where admits(slot) {
-                guard let row = list.row(at: slot), matches(row, slot: slot) else { continue }
-                body(row, slot)
+        }
+    }
+
+    /// Calls `body` with each row that matches and its slot, in no given order.
+    func forEachMatch(_ body: (ListIndex.Row, Int32) -> Void) {
+        list.slots.withUnsafeBufferPointer { rows in
+            forEachAdmittedSlot { slot in
+                #if DEBUG
+                QueryReads.current?.readRow()
+                #endif
+                let row = rows[Int(slot)]
+                if matchesRow(row, slot: slot) { body(row, slot) }
             }
         }
     }
