@@ -137,6 +137,20 @@ struct SortTests {
         #expect(touched.count > 20)
     }
 
+    /// A cursor is a place in the order it was read in: passed with another, it is refused.
+    @Test func aCursorOfAnotherSortIsRefused() async {
+        await #expect(processExitsWith: .failure) {
+            var state = BookmarkIndexState()
+            let seen = Date(timeIntervalSinceReferenceDate: 0)
+            state.apply((1...3).map { .upsert(IndexedBookmark(
+                illust: BookmarkedIllustSnapshot(id: $0, title: "", totalBookmarks: $0), restrict: .public,
+                serverOrder: Int64($0), firstIndexedAt: seen, lastSeenAt: seen
+            )) })
+            let cursor = state.bookmarks(in: .public, sortedBy: .popularity, after: nil, limit: 1).lastCursor
+            _ = state.bookmarks(in: .public, sortedBy: .pageCount, after: cursor, limit: 1)
+        }
+    }
+
     @Test func aCursorKeepsItsSortThroughCoding() throws {
         let page = Self.state.bookmarks(in: .public, sortedBy: .bookmarkRate, after: nil, limit: 3)
         let cursor = try #require(page.lastCursor)
