@@ -16,8 +16,11 @@ extension BookmarkIndexState {
         let list = lists[restrict.listIndex]
         let columns = list.columns
         var counts = [Int32](repeating: 0, count: columns.artistIDs.count)
-        columns.artistOfSlot.withUnsafeBufferPointer { artists in
-            queryPlan(in: restrict, matching: filter).forEachMatchingSlot { slot in counts[Int(artists[Int(slot)])] += 1 }
+        let plan = queryPlan(in: restrict, matching: filter)
+        counts.withUnsafeMutableBufferPointer { counts in
+            columns.artistOfSlot.withUnsafeBufferPointer { artists in
+                plan.forEachMatchingSlot { slot in counts[Int(artists[Int(slot)])] += 1 }
+            }
         }
         var selection = BoundedSelection<(artist: Int, count: Int32)>(limit: limit) { a, b in
             a.count != b.count ? a.count > b.count : columns.artistIDs[a.artist] < columns.artistIDs[b.artist]
@@ -40,15 +43,21 @@ extension BookmarkIndexState {
         typealias Attributes = FacetColumns.Attributes
         let list = lists[restrict.listIndex]
         var byAttributes = [Int](repeating: 0, count: 256)
-        var otherTypes: [IllustType: Int] = [:]
-        list.columns.attributes.withUnsafeBufferPointer { attributes in
-            queryPlan(in: restrict, matching: filter).forEachMatchingSlot { slot in
-                let byte = attributes[Int(slot)]
-                byAttributes[Int(byte)] += 1
-                if Attributes.typeCode(byte) == Attributes.otherType, let row = list.row(at: slot) {
-                    otherTypes[list.type(of: row), default: 0] += 1
+        // The slots of works of a kind none of Pixiv's three: their kinds are read after.
+        var others: [Int32] = []
+        let plan = queryPlan(in: restrict, matching: filter)
+        byAttributes.withUnsafeMutableBufferPointer { counts in
+            list.columns.attributes.withUnsafeBufferPointer { attributes in
+                plan.forEachMatchingSlot { slot in
+                    let byte = attributes[Int(slot)]
+                    counts[Int(byte)] += 1
+                    if Attributes.typeCode(byte) == Attributes.otherType { others.append(slot) }
                 }
             }
+        }
+        var otherTypes: [IllustType: Int] = [:]
+        for slot in others {
+            if let row = list.row(at: slot) { otherTypes[list.type(of: row), default: 0] += 1 }
         }
         var facets = BookmarkFacets(
             count: byAttributes.reduce(0, +),

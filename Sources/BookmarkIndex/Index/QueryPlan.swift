@@ -172,7 +172,9 @@ struct QueryPlan {
     }
 
     /// Calls `body` with each slot the columns admit: of the candidates, or of the whole list;
-    /// in no given order, and reading no row.
+    /// in no given order, and reading no row. Inlined, so that `body` is too: it runs once a
+    /// row of the list.
+    @inline(__always)
     func forEachAdmittedSlot(_ body: (Int32) -> Void) {
         admitsAttributes.withUnsafeBufferPointer { table in
             attributes.withUnsafeBufferPointer { attributes in
@@ -194,6 +196,7 @@ struct QueryPlan {
 
     /// Calls `body` with the slot of each row that matches, in no given order; reads no row
     /// when the columns tell (see ``readsRows``).
+    @inline(__always)
     func forEachMatchingSlot(_ body: (Int32) -> Void) {
         guard readsRows else { return forEachAdmittedSlot(body) }
         list.slots.withUnsafeBufferPointer { rows in
