@@ -78,6 +78,18 @@ extension BookmarksIndexStore {
         state.bookmarks(in: restrict, matching: filter, sortedBy: sort, after: cursor, limit: limit)
     }
 
+    /// The rows of `restrict`'s list above `cursor` in `sort`, the nearest `limit` of them; see
+    /// ``BookmarkIndexState/bookmarks(in:matching:sortedBy:before:limit:)``.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        sortedBy sort: BookmarkSort,
+        before cursor: BookmarkCursor,
+        limit: Int? = nil
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, sortedBy: sort, before: cursor, limit: limit)
+    }
+
     /// The rows of `restrict`'s list above `cursor`, the nearest `limit` of them; see
     /// ``BookmarkIndexState/bookmarks(in:matching:before:limit:)``.
     public func bookmarks(

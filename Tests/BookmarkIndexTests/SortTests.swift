@@ -63,6 +63,25 @@ struct SortTests {
         }
     }
 
+    @Test(arguments: sorts)
+    func beforeReturnsTheNearestRowsAboveACursor(sort: BookmarkSort) {
+        let state = Self.state
+        var random = SeededRandom(seed: 600)
+        for round in 0..<8 {
+            let filter = round == 0 ? .all : FacetAccounts.filter(&random)
+            let all = Self.naiveSorted(FacetAccounts.naiveMatches(state, filter), sort)
+            guard !all.isEmpty else { continue }
+            let place = all[all.count / 2]
+            let above = Array(all.prefix(all.count / 2))
+            let cursor = BookmarkCursor(place, sortedBy: sort)
+            let every = state.bookmarks(in: .public, matching: filter, sortedBy: sort, before: cursor)
+            #expect(every.bookmarks.ids == above.ids && !every.hasMore, "\(sort), \(filter)")
+            let nearest = state.bookmarks(in: .public, matching: filter, sortedBy: sort, before: cursor, limit: 3)
+            #expect(nearest.bookmarks.ids == Array(above.suffix(3)).ids && nearest.hasMore == (above.count > 3), "\(sort), \(filter)")
+            #expect(nearest.firstCursor.map { $0.sort == sort } ?? true)
+        }
+    }
+
     @Test func tiesComeInBookmarkOrderAndAWorkWithNoViewsRatesZero() {
         var state = BookmarkIndexState()
         let seen = Date(timeIntervalSinceReferenceDate: 0)

@@ -128,6 +128,11 @@ struct SortRank: Comparable {
     var serverOrder: Int64
     var illustID: Int
 
+    /// The place with every component complemented: the order of places reversed.
+    var flipped: SortRank {
+        SortRank(key: ~key, serverOrder: ~serverOrder, illustID: ~illustID)
+    }
+
     @inline(__always)
     static func < (a: SortRank, b: SortRank) -> Bool {
         if a.key != b.key { return a.key < b.key }
