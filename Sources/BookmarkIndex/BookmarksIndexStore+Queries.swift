@@ -7,7 +7,7 @@ extension BookmarksIndexStore {
     ///
     /// The index keeps each list as a few flat buffers, and the estimate adds up each one's
     /// capacity times its element size (the room a buffer grew into counts: it is allocated):
-    /// the rows (fixed-size records, 160 bytes each) and their attribute and artist columns (5
+    /// the rows (fixed-size records, 152 bytes each) and their attribute and artist columns (5
     /// bytes a row, and the list's artists), the illust → row table, the text
     /// arena (titles, artist names, thumbnail URLs), the rows' tags, the tag counts and postings
     /// of the inverted index, the server order, and the folded text index once a text query has

@@ -76,7 +76,7 @@ extension BookmarkSort {
         switch key {
         case .bookmarkOrder: nil
         case .popularity: Int64(row.pointee.totalBookmarks)
-        case .bookmarkRate: Self.orderedBits(Self.rate(bookmarks: row.pointee.totalBookmarks, views: row.pointee.totalView))
+        case .bookmarkRate: Self.orderedBits(Self.rate(bookmarks: row.pointee.totalBookmarks, views: Int(row.pointee.totalView)))
         case .createDate: Self.orderedBits(row.pointee.createDate)
         case .pageCount: Int64(row.pointee.pageCount)
         }

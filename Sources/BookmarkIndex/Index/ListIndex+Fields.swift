@@ -47,7 +47,7 @@ extension ListIndex {
             createDate: Date(timeIntervalSinceReferenceDate: row.createDate),
             vanishReason: row.reason,
             totalBookmarks: row.totalBookmarks,
-            totalView: row.totalView
+            totalView: Int(row.totalView)
         )
         return IndexedBookmark(
             illust: illust,

@@ -103,7 +103,7 @@ struct ListIndex: Sendable {
             lastSeenAt: bookmark.lastSeenAt.timeIntervalSinceReferenceDate,
             createDate: illust.createDate.timeIntervalSinceReferenceDate,
             vanishedAt: vanishedAt?.timeIntervalSinceReferenceDate ?? 0,
-            artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, totalView: illust.totalView, pageCount: illust.pageCount,
+            artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, pageCount: illust.pageCount,
             width: illust.width, height: illust.height, xRestrict: illust.xRestrict, aiType: illust.aiType,
             textStart: 0, tagStart: 0,
             titleLength: UInt32(illust.title.utf8.count),
@@ -112,7 +112,8 @@ struct ListIndex: Sendable {
             typeLength: UInt32(illust.type.rawValue.utf8.count),
             tagCount: UInt32(tags.count), orderStamp: 0,
             flags: Row.isLiveFlag | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0) | (vanishedAt != nil ? Row.hasVanishedAtFlag : 0),
-            vanishReason: Row.reasonCode(illust.vanishReason)
+            vanishReason: Row.reasonCode(illust.vanishReason),
+            totalView: UInt32(clamping: illust.totalView)
         )
         let strings = [illust.title, illust.artistName, illust.thumbnailURL ?? "", illust.type.rawValue]
 

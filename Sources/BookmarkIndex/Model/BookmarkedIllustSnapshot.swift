@@ -41,7 +41,9 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
     /// How many users have bookmarked the work, as of the last sync that saw it.
     public var totalBookmarks: Int
     /// How many times the work was viewed, as of the last sync that saw it (Pixiv's
-    /// `total_view`); 0 when unknown, as for a row a journal before schema 5 stored.
+    /// `total_view`); 0 when unknown, as for a row a journal before schema 5 stored. The index
+    /// keeps it between 0 and 4,294,967,295 (`UInt32.max`, hundreds of times any work's count),
+    /// clamping a value outside.
     public var totalView: Int
 
     /// Creates a snapshot. Every field but the ID and title has a neutral default so tests and

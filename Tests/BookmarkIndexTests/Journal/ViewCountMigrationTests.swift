@@ -105,6 +105,20 @@ struct ViewCountMigrationTests {
         try await fromCheckpoint.close()
     }
 
+    /// The index keeps a view count in four bytes: a value past them is clamped, never trapped on.
+    @Test func viewCountsAreKeptUpToUInt32Max() {
+        var state = BookmarkIndexState()
+        let seen = Date(timeIntervalSinceReferenceDate: 0)
+        for (id, views) in [(1, Int.max), (2, -5), (3, Int(UInt32.max)), (4, 123_456)] {
+            state.apply(.upsert(IndexedBookmark(
+                illust: BookmarkedIllustSnapshot(id: id, title: "", totalBookmarks: 1, totalView: views),
+                restrict: .public, serverOrder: Int64(id), firstIndexedAt: seen, lastSeenAt: seen
+            )))
+        }
+        #expect(state.allBookmarks(in: .public).map(\.illust.totalView) == [123_456, Int(UInt32.max), 0, Int(UInt32.max)])
+        #expect(MemoryLayout<ListIndex.Row>.stride == 152, "the count took the record's padding")
+    }
+
     /// A checkpoint of format 2 (rows without the view count, written by the library before
     /// schema 5) beside a current journal: ignored, the journal read whole, a new one written.
     @Test func aCheckpointOfThePreviousFormatIsIgnoredAndTheJournalReplayed() async throws {
