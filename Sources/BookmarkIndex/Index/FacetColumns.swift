@@ -94,16 +94,33 @@ struct FacetColumns: Sendable {
         return index
     }
 
-    /// The columns of `list`'s rows, as a checkpoint's list is read back. O(n).
-    init(of list: ListIndex) {
-        attributes.reserveCapacity(list.slots.count)
-        artistOfSlot.reserveCapacity(list.slots.count)
-        for (slot, row) in list.slots.enumerated() {
+    /// The columns of `rows` (a checkpoint's, read back), every row's kind taken for an
+    /// illust until ``fillTypes(of:)`` reads the kinds from the text arena: so that this part,
+    /// which interns the artists, can run before the arena is read. O(n).
+    init(rows: [ListIndex.Row]) {
+        attributes.reserveCapacity(rows.count)
+        artistOfSlot.reserveCapacity(rows.count)
+        for (slot, row) in rows.enumerated() {
             if row.isLive {
-                set(row, typeCode: Attributes.typeCode(of: list.type(of: row)), at: Int32(slot))
+                set(row, typeCode: 0, at: Int32(slot))
             } else {
                 attributes.append(0)
                 artistOfSlot.append(0)
+            }
+        }
+    }
+
+    /// Sets the kind of each of `list`'s rows from its text arena. O(n), comparing a few bytes
+    /// a row.
+    mutating func fillTypes(of list: ListIndex) {
+        let illust = Array("illust".utf8)
+        list.text.withUnsafeBufferPointer { text in
+            for (slot, row) in list.slots.enumerated() where row.isLive {
+                let offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength) + Int(row.thumbnailLength)
+                let bytes = UnsafeBufferPointer(rebasing: text[offset..<offset + Int(row.typeLength)])
+                if bytes.elementsEqual(illust) { continue }
+                let code = Attributes.typeCode(of: IllustType(rawValue: String(decoding: bytes, as: UTF8.self)))
+                attributes[slot] = attributes[slot] & ~(3 << 4) | code << 4
             }
         }
     }

@@ -220,7 +220,8 @@ struct ListIndex: Sendable {
         self.postings = tagIndex.postings
         self.refCounts = tagIndex.refCounts
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
-        self.columns = FacetColumns(of: self)
+        self.columns = rows.columns
+        columns.fillTypes(of: self)
     }
 
     /// Restores the order list's invariants after a batch of writes, and packs the arenas once
