@@ -12,8 +12,9 @@ public struct IndexedBookmark: Sendable, Hashable, Codable {
     /// The bookmark's place in its list: a larger value is a newer bookmark.
     ///
     /// Queries return bookmarks by descending `serverOrder`, which is Pixiv's order (newest
-    /// bookmark first) as long as writers follow ``ServerOrder``'s conventions. Rows with equal
-    /// orders come by descending illust ID.
+    /// bookmark first) as long as writers follow ``ServerOrder``'s conventions, unless asked for
+    /// another ``BookmarkSort`` (whose ties come in this order). Rows with equal orders come by
+    /// descending illust ID.
     public var serverOrder: Int64
     /// When the index first stored this bookmark. Upserting an existing row keeps the earlier value.
     public var firstIndexedAt: Date
