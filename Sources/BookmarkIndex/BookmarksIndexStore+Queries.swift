@@ -7,7 +7,8 @@ extension BookmarksIndexStore {
     ///
     /// The index keeps each list as a few flat buffers, and the estimate adds up each one's
     /// capacity times its element size (the room a buffer grew into counts: it is allocated):
-    /// the rows (fixed-size records, about 150 bytes each), the illust → row table, the text
+    /// the rows (fixed-size records, 152 bytes each) and their attribute and artist columns (5
+    /// bytes a row, and the list's artists), the illust → row table, the text
     /// arena (titles, artist names, thumbnail URLs), the rows' tags, the tag counts and postings
     /// of the inverted index, the server order, and the folded text index once a text query has
     /// built it; plus the tag table (every name and translation interned once, with its folded
@@ -60,6 +61,35 @@ extension BookmarksIndexStore {
         state.bookmarks(in: restrict, matching: filter, after: cursor, limit: limit)
     }
 
+    /// A page of `restrict`'s list in `sort` after `cursor` (from the start when `nil`); see
+    /// ``BookmarkIndexState/bookmarks(in:matching:sortedBy:after:limit:)``.
+    ///
+    /// ```swift
+    /// var page = await store.bookmarks(in: .public, matching: filter, sortedBy: .bookmarkRate, after: nil, limit: 30)
+    /// page = await store.bookmarks(in: .public, matching: filter, sortedBy: .bookmarkRate, after: page.lastCursor, limit: 30)
+    /// ```
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        sortedBy sort: BookmarkSort,
+        after cursor: BookmarkCursor?,
+        limit: Int
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, sortedBy: sort, after: cursor, limit: limit)
+    }
+
+    /// The rows of `restrict`'s list above `cursor` in `sort`, the nearest `limit` of them; see
+    /// ``BookmarkIndexState/bookmarks(in:matching:sortedBy:before:limit:)``.
+    public func bookmarks(
+        in restrict: Restrict,
+        matching filter: BookmarkFilter = .all,
+        sortedBy sort: BookmarkSort,
+        before cursor: BookmarkCursor,
+        limit: Int? = nil
+    ) -> BookmarkFeedPage {
+        state.bookmarks(in: restrict, matching: filter, sortedBy: sort, before: cursor, limit: limit)
+    }
+
     /// The rows of `restrict`'s list above `cursor`, the nearest `limit` of them; see
     /// ``BookmarkIndexState/bookmarks(in:matching:before:limit:)``.
     public func bookmarks(
@@ -86,6 +116,22 @@ extension BookmarksIndexStore {
     /// See ``BookmarkIndexState/coOccurringTags(in:matching:limit:)``.
     public func coOccurringTags(in restrict: Restrict, matching filter: BookmarkFilter, limit: Int? = nil) -> [ArtworkTagCount] {
         state.coOccurringTags(in: restrict, matching: filter, limit: limit)
+    }
+
+    /// The artists of the matches, most bookmarked first, with their last-known names; see
+    /// ``BookmarkIndexState/topArtists(in:matching:limit:)``.
+    ///
+    /// ```swift
+    /// let artists = await store.topArtists(in: .public, matching: BookmarkFilter(ai: .excludingAI), limit: 50)
+    /// ```
+    public func topArtists(in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [ArtistCount] {
+        state.topArtists(in: restrict, matching: filter, limit: limit)
+    }
+
+    /// How the matches spread over AI kind, age rating and kind; see
+    /// ``BookmarkIndexState/facets(in:matching:)``.
+    public func facets(in restrict: Restrict, matching filter: BookmarkFilter = .all) -> BookmarkFacets {
+        state.facets(in: restrict, matching: filter)
     }
 
     /// The tags of `restrict`'s list whose name or translation contains `text`, those that

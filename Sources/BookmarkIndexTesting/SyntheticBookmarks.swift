@@ -6,7 +6,8 @@ import Foundation
 /// that mix CJK, emoji, quotes and backslashes, Pixiv-shaped thumbnail URLs, and a share of works
 /// the account can no longer see, of every kind.
 ///
-/// An invisible work is what Pixiv sends for it: not visible, empty title and tags, 100 × 100,
+/// A visible work has a view count (usually several per bookmark, unknown for one in 40); an
+/// invisible work is what Pixiv sends for it: not visible, empty title and tags, 100 × 100,
 /// zero counts, its kind's placeholder (Pixiv's `limit_<kind>_360.png`) as thumbnail, and
 /// artist ID 0 if deleted, so the snapshot itself says its kind and `FakePixiv` serves it as
 /// that kind. In an account from ``illusts(count:seed:firstIllustID:)`` the invisible works take
@@ -109,7 +110,7 @@ public struct SyntheticBookmarks: Sendable {
         let pages = random.next() % 5 == 0 ? 1 + Int(random.next() % 12) : 1
         let type: IllustType = random.next() % 10 == 0 ? .manga : (random.next() % 30 == 0 ? .ugoira : .illust)
         let date = createDate.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
-        return BookmarkedIllustSnapshot(
+        var work = BookmarkedIllustSnapshot(
             id: id,
             title: Self.title(random: &random, id: id),
             type: type,
@@ -125,6 +126,20 @@ public struct SyntheticBookmarks: Sendable {
             createDate: createDate,
             totalBookmarks: Int(random.next() % 50_000)
         )
+        work.totalView = Self.views(id: id, bookmarks: work.totalBookmarks)
+        return work
+    }
+
+    /// A view count for the work `id` with `bookmarks` bookmarks: 2 to 31 views a bookmark plus
+    /// a few hundred, 0 (unknown) for one work in 40. Drawn from the ID, not from the random
+    /// sequence, so adding it changed no other generated value.
+    private static func views(id: Int, bookmarks: Int) -> Int {
+        var hash = UInt64(bitPattern: Int64(id)) &* 0x9E37_79B9_7F4A_7C15
+        hash ^= hash >> 29
+        hash &*= 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 32
+        if hash % 40 == 0 { return 0 }
+        return bookmarks * Int(2 + hash % 30) + Int((hash >> 8) % 500)
     }
 
     private func drawTagIndex(using random: inout SeededRandom) -> Int {

@@ -26,7 +26,8 @@ extension PixivIllust {
             aiType: illustAIType,
             createDate: createDate ?? Date(timeIntervalSince1970: 0),
             vanishReason: invisibleReason.map(VanishReason.init),
-            totalBookmarks: totalBookmarks
+            totalBookmarks: totalBookmarks,
+            totalView: totalView
         )
     }
 }

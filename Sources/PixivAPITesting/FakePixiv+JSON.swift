@@ -70,7 +70,7 @@ enum PixivJSON {
                 json.raw("}")
             }
         }
-        json.raw("],\"total_view\":"); json.int(work.totalBookmarks * 7)
+        json.raw("],\"total_view\":"); json.int(work.totalView)
         json.raw(",\"total_bookmarks\":"); json.int(work.totalBookmarks)
         json.raw(",\"is_bookmarked\":"); json.bool(isBookmarked)
         json.raw(",\"visible\":"); json.bool(visible)

@@ -48,7 +48,7 @@ func jsonObject(_ bookmark: IndexedBookmark) -> [String: Any] {
         "tags": illust.tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any] },
         "thumbnailURL": illust.thumbnailURL as Any, "pageCount": illust.pageCount, "width": illust.width, "height": illust.height,
         "xRestrict": illust.xRestrict, "aiType": illust.aiType, "createDate": isoDate(illust.createDate),
-        "visible": illust.isVisible, "totalBookmarks": illust.totalBookmarks,
+        "visible": illust.isVisible, "totalBookmarks": illust.totalBookmarks, "totalView": illust.totalView,
         "vanishReason": illust.vanishReason?.rawValue as Any, "vanishedAt": bookmark.vanishedAt.map(isoDate) as Any,
         "firstIndexedAt": isoDate(bookmark.firstIndexedAt), "lastSeenAt": isoDate(bookmark.lastSeenAt),
     ]

@@ -65,9 +65,10 @@ let tagsSpec = CommandSpec(
         OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print the N most used tags (default: 30)."),
         OptionSpec(name: "include-vanished", kind: .flag, help: "Count works that vanished from Pixiv too, by the tags the index kept."),
         OptionSpec(name: "vanished", kind: .flag, help: "Count only works that vanished from Pixiv, by the tags the index kept."),
+    ] + fieldFilterOptions + [
         OptionSpec(name: "json", kind: .flag, help: "Print JSON: [{\"name\", \"translatedName\", \"count\"}]."),
     ],
-    details: "By default only works Pixiv still shows are counted."
+    details: "By default only works Pixiv still shows are counted. With --ai, --rating, --type, --pages, --artist or --created, only the works that match."
 )
 
 func runTags(_ arguments: ParsedArguments) async throws {
@@ -75,8 +76,12 @@ func runTags(_ arguments: ParsedArguments) async throws {
     let limit = try arguments.integer("limit", default: 30, in: 1...1_000_000)
     if arguments.flag("include-vanished") && arguments.flag("vanished") { throw UsageError("choose one of --include-vanished and --vanished") }
     let visibility: BookmarkFilter.Visibility = arguments.flag("vanished") ? .vanished : arguments.flag("include-vanished") ? .all : .visible
+    let filter = try applyingFieldFilters(arguments, to: BookmarkFilter(visibility: visibility))
     let store = try await StoreLocation.openExisting(arguments, readOnly: true)
-    let tags = await store.tagHistogram(in: restrict, visibility: visibility, limit: limit)
+    // The kept counts when nothing but visibility narrows; else the tags of the matches.
+    let tags = filter == BookmarkFilter(visibility: visibility)
+        ? await store.tagHistogram(in: restrict, visibility: visibility, limit: limit)
+        : await store.coOccurringTags(in: restrict, matching: filter, limit: limit)
     try await store.close()
     if arguments.flag("json") {
         try printJSON(tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any, "count": $0.count] })
@@ -108,7 +113,7 @@ func printHistogram(_ tags: [ArtworkTagCount], title: String, barWidth: Int = 30
 
 let listSpec = CommandSpec(
     name: "list",
-    summary: "List the bookmarks of a list that match a filter, newest bookmark first.",
+    summary: "List the bookmarks of a list that match a filter, newest bookmark first or sorted.",
     options: [
         storeOption, sessionOption, AccountChoice.option, restrictOption,
         OptionSpec(name: "tag", kind: .repeatable(placeholder: "TAG"), help: "The work has this tag (every --tag must match)."),
@@ -117,13 +122,15 @@ let listSpec = CommandSpec(
         OptionSpec(name: "text", kind: .value(placeholder: "TEXT"), help: "The title or artist contains TEXT (ignoring case)."),
         OptionSpec(name: "vanished", kind: .flag, help: "Only works that vanished from Pixiv (deleted, My pixiv only, …): why, since when, and what the index kept of them."),
         OptionSpec(name: "all", kind: .flag, help: "Works Pixiv shows and works that vanished from it."),
+    ] + fieldFilterOptions + sortOptions + [
         OptionSpec(name: "limit", kind: .value(placeholder: "N"), help: "Print at most N bookmarks (default: 30)."),
         OptionSpec(name: "json", kind: .flag, help: "Print a JSON array."),
         OptionSpec(name: "csv", kind: .flag, help: "Print CSV with a header row."),
     ],
     details: """
         Tags match case-insensitively on the tag or its English translation: --tag original finds オリジナル.
-        Works that vanished from Pixiv match by the tags, title and artist the index kept of them.
+        Works that vanished from Pixiv match by the tags, title, artist and fields the index kept of them.
+        Bookmarks, views and rates are as of the last sync that saw each work.
         """
 )
 
@@ -133,12 +140,15 @@ func runList(_ arguments: ParsedArguments) async throws {
     if arguments.flag("json") && arguments.flag("csv") { throw UsageError("choose one of --json and --csv") }
     if arguments.flag("vanished") && arguments.flag("all") { throw UsageError("choose one of --vanished and --all") }
     let visibility: BookmarkFilter.Visibility = arguments.flag("vanished") ? .vanished : arguments.flag("all") ? .all : .visible
-    let filter = BookmarkFilter(
+    let filter = try applyingFieldFilters(arguments, to: BookmarkFilter(
         allOf: arguments.all("tag"), anyOf: arguments.all("any-tag"), noneOf: arguments.all("not-tag"),
         text: arguments.value("text"), visibility: visibility
-    )
+    ))
+    let sort = try sortOption(arguments)
     let store = try await StoreLocation.openExisting(arguments, readOnly: true)
-    let bookmarks = await store.bookmarks(in: restrict, matching: filter, limit: limit)
+    let bookmarks = sort == .bookmarkOrder
+        ? await store.bookmarks(in: restrict, matching: filter, limit: limit)
+        : await store.bookmarks(in: restrict, matching: filter, sortedBy: sort, after: nil, limit: limit).bookmarks
     let total = await store.count(in: restrict, matching: filter)
     try await store.close()
     if arguments.flag("json") {

@@ -15,6 +15,7 @@ let commands: [Command] = [
     Command(spec: syncSpec) { try await runSync($0) },
     Command(spec: tagsSpec) { try await runTags($0); return 0 },
     Command(spec: listSpec) { try await runList($0); return 0 },
+    Command(spec: artistsSpec) { try await runArtists($0); return 0 },
     Command(spec: exportSpec) { try await runExport($0); return 0 },
     Command(spec: compactSpec) { try await runCompact($0); return 0 },
     Command(spec: verifySpec) { try await runVerify($0) ? 0 : 1 },

@@ -105,7 +105,51 @@ struct ReadmeExampleTests {
         #expect(suggestions == [ArtworkTagCount(name: "オリジナル", translatedName: "original", count: 43)])
     }
 
-    @Test(arguments: ["README EXAMPLE", "README VANISHED EXAMPLE", "README SCREEN EXAMPLE"])
+    /// The README's example of field filters, facets and sorts, compiled and run.
+    @Test func facetsExampleRuns() async throws {
+        let store = try await BookmarksIndexStore(storage: InMemoryStorage())
+        let seen = Date(timeIntervalSince1970: 1_780_000_000)
+        func bookmark(_ id: Int, artist: Int, pages: Int = 1, xRestrict: Int = 0, ai: Int = 1, type: IllustType = .illust, bookmarks: Int) -> IndexedBookmark {
+            IndexedBookmark(
+                illust: BookmarkedIllustSnapshot(
+                    id: id, title: "#\(id)", type: type, artistID: artist, artistName: "artist \(artist)", pageCount: pages,
+                    xRestrict: xRestrict, aiType: ai, totalBookmarks: bookmarks, totalView: bookmarks * 10
+                ),
+                restrict: .public, serverOrder: Int64(id), firstIndexedAt: seen, lastSeenAt: seen
+            )
+        }
+        try await store.upsert([
+            bookmark(1, artist: 42, bookmarks: 500), bookmark(2, artist: 42, bookmarks: 900), bookmark(3, artist: 77, bookmarks: 700),
+            bookmark(4, artist: 77, pages: 12, type: .manga, bookmarks: 5_000), bookmark(5, artist: 42, xRestrict: 1, bookmarks: 80),
+            bookmark(6, artist: 42, ai: 2, bookmarks: 9_000), bookmark(7, artist: 9, ai: 0, bookmarks: 100),
+        ])
+        var lines: [String] = []
+        func print(_ items: Any...) { lines.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        // BEGIN README FACETS EXAMPLE
+        // Single images for all ages by two artists, AI-generated works left out, newest first.
+        let clean = BookmarkFilter(ai: .excludingAI, ageRatings: [.allAges], pageCount: 1...1, artistIDs: [42, 77])
+        let works = await store.bookmarks(in: .public, matching: clean, after: nil, limit: 30)
+
+        // The filter sheet: the top artists, and how the matches spread over AI kind, rating, type.
+        let notAI = BookmarkFilter(ai: .excludingAI)
+        for artist in await store.topArtists(in: .public, matching: notAI, limit: 50) {
+            print(artist.artistID, artist.name, artist.count)
+        }
+        let facets = await store.facets(in: .public, matching: notAI)
+        print(facets.count, facets.aiKinds[.unknown]!, facets.ageRatings[.r18]!, facets.types[.manga]!)
+
+        // The most bookmarked first, 30 at a time; equal counts come in bookmark order.
+        let popular = await store.bookmarks(in: .public, matching: clean, sortedBy: .popularity, after: nil, limit: 30)
+        let more = await store.bookmarks(in: .public, matching: clean, sortedBy: .popularity, after: popular.lastCursor, limit: 30)
+        // END README FACETS EXAMPLE
+
+        #expect(works.bookmarks.map(\.illust.id) == [3, 2, 1])
+        #expect(lines == ["42 artist 42 3", "77 artist 77 2", "9 artist 9 1", "6 1 1 1"])
+        #expect(popular.bookmarks.map(\.illust.id) == [2, 3, 1] && !popular.hasMore && more.bookmarks.isEmpty)
+    }
+
+    @Test(arguments: ["README EXAMPLE", "README VANISHED EXAMPLE", "README SCREEN EXAMPLE", "README FACETS EXAMPLE"])
     func readmeShowsTheExampleVerbatim(marker: String) throws {
         let thisFile = URL(fileURLWithPath: #filePath)
         let root = thisFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Testing
 /// "serve-simuServe …").
 @Suite("bookmarks help")
 struct HelpTests {
-    static let commands = ["demo", "login", "logout", "status", "sync", "tags", "list", "export", "compact", "verify", "reset", "serve-simulator"]
+    static let commands = ["demo", "login", "logout", "status", "sync", "tags", "list", "artists", "export", "compact", "verify", "reset", "serve-simulator"]
 
     /// The overview lists every command, in one column, each name followed by at least two
     /// spaces and then its summary.

@@ -65,7 +65,7 @@ enum ReferencePixivJSON {
             "series": series,
             "meta_single_page": metaSinglePage,
             "meta_pages": metaPages,
-            "total_view": work.totalBookmarks * 7,
+            "total_view": work.totalView,
             "total_bookmarks": work.totalBookmarks,
             "is_bookmarked": isBookmarked,
             "visible": work.isVisible,

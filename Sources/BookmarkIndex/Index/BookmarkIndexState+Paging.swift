@@ -21,25 +21,18 @@ extension BookmarkIndexState {
         limit: Int
     ) -> BookmarkFeedPage {
         precondition(limit >= 0, "limit must not be negative")
+        precondition(cursor.map { $0.sort == .bookmarkOrder } ?? true, "a cursor of a sorted feed was passed for bookmark order")
         let list = lists[restrict.listIndex]
         let plan = queryPlan(in: restrict, matching: filter)
+        // Candidates are tested one by one and the newest kept, as a sorted feed's rows are.
+        if plan.candidates != nil { return page(in: restrict, plan: plan, sortedBy: .bookmarkOrder, after: cursor, limit: limit) }
         // One row more than asked says whether there are more.
         let wanted = limit + 1
         var rows: [ListIndex.Row] = []
-        if let candidates = plan.candidates {
-            var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $0.cursor.precedes($1.cursor) }
-            for slot in candidates {
-                guard let row = list.row(at: slot), cursor.map({ $0.precedes(row.cursor) }) ?? true,
-                      plan.matches(row, slot: slot) else { continue }
-                selection.offer(row)
-            }
-            rows = selection.sorted()
-        } else {
-            list.forEachNewestFirst(after: cursor) { row, slot in
-                guard plan.matches(row, slot: slot) else { return true }
-                rows.append(row)
-                return rows.count < wanted
-            }
+        list.forEachNewestFirst(after: cursor, admitting: plan.admits) { row, slot in
+            guard plan.matches(row, slot: slot) else { return true }
+            rows.append(row)
+            return rows.count < wanted
         }
         return BookmarkFeedPage(bookmarks: rows.prefix(limit).map { materialize($0, in: restrict) }, hasMore: rows.count > limit)
     }
@@ -63,6 +56,7 @@ extension BookmarkIndexState {
         limit: Int? = nil
     ) -> BookmarkFeedPage {
         precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
+        precondition(cursor.sort == .bookmarkOrder, "a cursor of a sorted feed was passed for bookmark order")
         let list = lists[restrict.listIndex]
         let plan = queryPlan(in: restrict, matching: filter)
         let wanted = limit.map { $0 + 1 }
@@ -70,13 +64,13 @@ extension BookmarkIndexState {
         var rows: [ListIndex.Row] = []
         if let candidates = plan.candidates {
             var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $1.cursor.precedes($0.cursor) }
-            for slot in candidates {
+            for slot in candidates where plan.admits(slot) {
                 guard let row = list.row(at: slot), row.cursor.precedes(cursor), plan.matches(row, slot: slot) else { continue }
                 selection.offer(row)
             }
             rows = selection.sorted()
         } else {
-            list.forEachOldestFirst(before: cursor) { row, slot in
+            list.forEachOldestFirst(before: cursor, admitting: plan.admits) { row, slot in
                 guard plan.matches(row, slot: slot) else { return true }
                 rows.append(row)
                 return wanted.map { rows.count < $0 } ?? true

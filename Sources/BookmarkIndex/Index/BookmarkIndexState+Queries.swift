@@ -37,7 +37,10 @@ extension BookmarkIndexState {
     /// to the next write, which builds them in O(n)), then orders the m matches; any other
     /// filter naming no tag to select by walks the list in order and stops after
     /// `offset + limit` matches, except that one asking for vanished works only reads just those
-    /// (O(v log v) for v of them). Only the postings of the tags the filter names are read.
+    /// (O(v log v) for v of them). A filter naming artists (and no tag) draws its candidates
+    /// from one pass over the list's artist column. Only the postings of the tags the filter
+    /// names are read; a constraint on AI, age rating or kind is tested on a row's one-byte
+    /// attributes before the row is read.
     public func bookmarks(
         in restrict: Restrict,
         matching filter: BookmarkFilter = .all,
@@ -53,7 +56,7 @@ extension BookmarkIndexState {
 
         if let candidates = plan.candidates {
             var selection = BoundedSelection<ListIndex.Row>(limit: wanted, isOrderedBefore: isNewer)
-            for slot in candidates {
+            for slot in candidates where plan.admits(slot) {
                 guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
                 selection.offer(row)
             }
@@ -61,7 +64,7 @@ extension BookmarkIndexState {
         }
         var result: [IndexedBookmark] = []
         var skipped = 0
-        list.forEachNewestFirst { row, slot in
+        list.forEachNewestFirst(after: nil, admitting: plan.admits) { row, slot in
             guard plan.matches(row, slot: slot) else { return true }
             if skipped < offset {
                 skipped += 1
@@ -76,9 +79,11 @@ extension BookmarkIndexState {
     /// How many bookmarks of `restrict`'s list match `filter`: of the works it asks for by its
     /// ``BookmarkFilter/visibility``, like every query.
     ///
-    /// O(1) for a filter with no tags and no text (the counts of every row and of the vanished
-    /// ones are kept); otherwise as ``bookmarks(in:matching:limit:offset:)`` without a limit,
-    /// but nothing is sorted or copied.
+    /// O(1) for a filter with no tags, no text and no constraint on a work's fields (the counts
+    /// of every row and of the vanished ones are kept); otherwise as
+    /// ``bookmarks(in:matching:limit:offset:)`` without a limit, but nothing is sorted or copied,
+    /// and a filter naming no tag, text or artist scans the list's one-byte attribute column
+    /// and reads only the rows it admits.
     public func count(in restrict: Restrict, matching filter: BookmarkFilter) -> Int {
         if filter.selectsByVisibilityOnly {
             let list = lists[restrict.listIndex]
@@ -89,7 +94,7 @@ extension BookmarkIndexState {
             }
         }
         var count = 0
-        forEachMatch(in: restrict, matching: filter) { _ in count += 1 }
+        queryPlan(in: restrict, matching: filter).forEachMatchingSlot { _ in count += 1 }
         return count
     }
 
@@ -118,19 +123,7 @@ extension BookmarkIndexState {
 
     /// Calls `body` with each row of `restrict`'s list that matches `filter`, in no given order.
     func forEachMatch(in restrict: Restrict, matching filter: BookmarkFilter, _ body: (ListIndex.Row) -> Void) {
-        let list = lists[restrict.listIndex]
-        let plan = queryPlan(in: restrict, matching: filter)
-        if let candidates = plan.candidates {
-            for slot in candidates {
-                guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
-                body(row)
-            }
-        } else {
-            list.forEachNewestFirst { row, slot in
-                if plan.matches(row, slot: slot) { body(row) }
-                return true
-            }
-        }
+        queryPlan(in: restrict, matching: filter).forEachMatch { row, _ in body(row) }
     }
 
     /// Server order: a larger order first, then a larger illust ID (as ``OrderList`` ranks ties).
@@ -159,75 +152,5 @@ extension BookmarkIndexState {
             best = (count, translation)
         }
         return best?.translation
-    }
-}
-
-extension BookmarkIndexState {
-    /// How `filter` would be evaluated against `restrict`'s list.
-    func queryPlan(in restrict: Restrict, matching filter: BookmarkFilter) -> QueryPlan {
-        QueryPlan(filter: filter, tags: tags, list: lists[restrict.listIndex])
-    }
-}
-
-/// A filter resolved against one list: the posting sets of the tags it names, and where to
-/// draw candidates from.
-struct QueryPlan {
-    /// One entry per required tag word: the postings of every tag the word names.
-    var required: [[Postings]] = []
-    var anyOf: [Postings] = []
-    var excluded: [Postings] = []
-    var text: TextMatcher?
-    /// The candidates are exactly the rows the text matches: no row need be matched again.
-    var candidatesMatchText = false
-    var visibility: BookmarkFilter.Visibility
-    /// The list, for the text of the rows a text filter reads.
-    var list: ListIndex
-    /// The slots to test, or `nil` to walk the whole list in order.
-    var candidates: [Int32]?
-
-    init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
-        visibility = filter.visibility
-        self.list = list
-        text = filter.text.flatMap(TextMatcher.init)
-        func postings(_ word: String) -> [Postings] {
-            tags.ids(matching: word) { list.refCount(of: $0) > 0 }.map { list.postings(of: $0) }.filter { !$0.isEmpty }
-        }
-        required = filter.allOf.map(postings)
-        anyOf = filter.anyOf.flatMap(postings)
-        excluded = filter.noneOf.flatMap(postings)
-
-        if !filter.allOf.isEmpty {
-            // The rarest required word bounds the candidates.
-            let rarest = required.min { $0.reduce(0) { $0 + $1.count } < $1.reduce(0) { $0 + $1.count } } ?? []
-            candidates = Self.union(rarest)
-        } else if !filter.anyOf.isEmpty {
-            candidates = Self.union(anyOf)
-        } else if let text {
-            // One scan of the list's folded texts rather than a match per row.
-            candidates = list.textSearch.index(of: list).slots(containing: text.needle)
-            candidatesMatchText = true
-        } else if filter.visibility == .vanished {
-            // Vanished works are few: test them rather than walk the list.
-            candidates = list.vanishedSlots.slots
-        }
-    }
-
-    /// The slots in any of `lists`, each once.
-    private static func union(_ lists: [Postings]) -> [Int32] {
-        if lists.count == 1 { return lists[0].slots }
-        var slots = Set<Int32>()
-        for list in lists { slots.formUnion(list) }
-        return Array(slots)
-    }
-
-    func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
-        if !visibility.includes(isVisible: row.isVisible) { return false }
-        for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
-        if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
-        if excluded.contains(where: { $0.contains(slot) }) { return false }
-        if let text, !candidatesMatchText {
-            return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
-        }
-        return true
     }
 }

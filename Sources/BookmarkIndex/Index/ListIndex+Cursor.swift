@@ -4,32 +4,39 @@ extension ListIndex.Row {
 }
 
 extension ListIndex {
-    /// Calls `body` with each row below `cursor` (every row when it is `nil`), newest first,
-    /// until it returns `false`. O(log n) to find the first one, then as
-    /// ``forEachNewestFirst(_:)``.
-    func forEachNewestFirst(after cursor: BookmarkCursor?, _ body: (Row, Int32) -> Bool) {
-        guard let cursor else { return forEachNewestFirst(body) }
+    /// Calls `body` with each row below `cursor` (every row when it is `nil`) whose slot
+    /// `admits` (checked before the row is read), newest first, until it returns `false`.
+    /// O(log n) to find the first one, then one step an entry.
+    func forEachNewestFirst(after cursor: BookmarkCursor?, admitting admits: (Int32) -> Bool, _ body: (Row, Int32) -> Bool) {
         #if DEBUG
         let reads = QueryReads.current
         #endif
-        order.forEachNewestFirst(fromOrderAtMost: cursor.serverOrder) { entry in
+        let visit = { (entry: OrderList.Entry) -> Bool in
+            guard admits(entry.slot) else { return true }
             #if DEBUG
             reads?.readRow()
             #endif
             let row = slots[Int(entry.slot)]
             // Rows of the cursor's own order that rank above it are passed over.
-            guard row.isLive, row.orderStamp == entry.stamp, cursor.precedes(row.cursor) else { return true }
+            guard row.isLive, row.orderStamp == entry.stamp, cursor.map({ $0.precedes(row.cursor) }) ?? true else { return true }
             return body(row, entry.slot)
+        }
+        if let cursor {
+            order.forEachNewestFirst(fromOrderAtMost: cursor.serverOrder, visit)
+        } else {
+            order.forEachNewestFirst(visit)
         }
     }
 
-    /// Calls `body` with each row above `cursor`, oldest first (nearest the cursor first),
-    /// until it returns `false`. O(log n) to find the first one, then one step a row.
-    func forEachOldestFirst(before cursor: BookmarkCursor, _ body: (Row, Int32) -> Bool) {
+    /// Calls `body` with each row above `cursor` whose slot `admits`, oldest first (nearest the
+    /// cursor first), until it returns `false`. O(log n) to find the first one, then one step an
+    /// entry.
+    func forEachOldestFirst(before cursor: BookmarkCursor, admitting admits: (Int32) -> Bool, _ body: (Row, Int32) -> Bool) {
         #if DEBUG
         let reads = QueryReads.current
         #endif
         order.forEachOldestFirst(fromOrderAtLeast: cursor.serverOrder) { entry in
+            guard admits(entry.slot) else { return true }
             #if DEBUG
             reads?.readRow()
             #endif

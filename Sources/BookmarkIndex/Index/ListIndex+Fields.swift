@@ -46,7 +46,8 @@ extension ListIndex {
             aiType: row.aiType,
             createDate: Date(timeIntervalSinceReferenceDate: row.createDate),
             vanishReason: row.reason,
-            totalBookmarks: row.totalBookmarks
+            totalBookmarks: row.totalBookmarks,
+            totalView: Int(row.totalView)
         )
         return IndexedBookmark(
             illust: illust,

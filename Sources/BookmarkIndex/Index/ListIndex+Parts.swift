@@ -23,6 +23,9 @@ extension ListIndex {
         var slotByIllust: [Int: Int32]
         /// The slots of the vanished rows, ascending.
         var vanishedSlots: Postings
+        /// The rows' columns, every kind but illust still to be filled in from the text arena
+        /// (``FacetColumns/fillTypes(of:)``).
+        var columns: FacetColumns
     }
 
     /// What ``checkedTagIndex(_:tags:)`` derives from a list's rows and checks its tag index
@@ -82,7 +85,7 @@ extension ListIndex {
             }
             if !row.isVisible { vanished.append(Int32(slot)) }
         }
-        return IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished))
+        return IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished), columns: FacetColumns(rows: slots))
     }
 
     /// Checks the list's tag index against its rows and `tags`: every tag a row names is

@@ -36,7 +36,9 @@ extension ListIndex {
         /// 0 for a visible work, else ``VanishReason`` case number + 1 (``reasonCode(_:)``).
         var vanishReason: UInt8
         var padding16: UInt16 = 0
-        var padding32: UInt32 = 0
+        /// The view count, kept up to `UInt32.max` (four hundred times any work's): in the four
+        /// bytes the record had as padding, so keeping it cost no memory.
+        var totalView: UInt32
 
         static let isLiveFlag: UInt8 = 1
         static let hasThumbnailFlag: UInt8 = 4
@@ -74,7 +76,7 @@ extension ListIndex {
                 field(\.createDate), field(\.vanishedAt), field(\.artistID), field(\.totalBookmarks), field(\.pageCount),
                 field(\.width), field(\.height), field(\.xRestrict), field(\.aiType), field(\.textStart),
                 field(\.tagStart), field(\.titleLength), field(\.artistNameLength), field(\.thumbnailLength),
-                field(\.typeLength), field(\.tagCount), field(\.orderStamp), field(\.flags), field(\.vanishReason),
+                field(\.typeLength), field(\.tagCount), field(\.orderStamp), field(\.flags), field(\.vanishReason), field(\.totalView),
                 [MemoryLayout<Row>.size, MemoryLayout<Row>.stride],
                 [MemoryLayout<OrderList.Entry>.offset(of: \.order) ?? -1, MemoryLayout<OrderList.Entry>.offset(of: \.slot) ?? -1,
                  MemoryLayout<OrderList.Entry>.offset(of: \.stamp) ?? -1, MemoryLayout<OrderList.Entry>.stride],

@@ -41,6 +41,9 @@ struct ListIndex: Sendable {
     private(set) var order = OrderList()
     /// The folded titles and artist names, for text queries; replaced by every batch.
     private(set) var textSearch = TextSearchCache()
+    /// The rows' attributes and artists in narrow columns, for filters, facets and sorts.
+    /// Derived from the rows, not stored in a checkpoint.
+    private(set) var columns = FacetColumns()
 
     var count: Int { slotByIllust.count }
     /// Rows of works that vanished from Pixiv.
@@ -109,7 +112,8 @@ struct ListIndex: Sendable {
             typeLength: UInt32(illust.type.rawValue.utf8.count),
             tagCount: UInt32(tags.count), orderStamp: 0,
             flags: Row.isLiveFlag | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0) | (vanishedAt != nil ? Row.hasVanishedAtFlag : 0),
-            vanishReason: Row.reasonCode(illust.vanishReason)
+            vanishReason: Row.reasonCode(illust.vanishReason),
+            totalView: UInt32(clamping: illust.totalView)
         )
         let strings = [illust.title, illust.artistName, illust.thumbnailURL ?? "", illust.type.rawValue]
 
@@ -140,6 +144,7 @@ struct ListIndex: Sendable {
             }
             if !row.isVisible && !vanishedAsBefore { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
             slots[Int(slot)] = row
+            columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
             return
         }
 
@@ -155,6 +160,7 @@ struct ListIndex: Sendable {
         tagRefs.append(contentsOf: tags)
         row.orderStamp = order.insert(order: row.serverOrder, slot: slot)
         slots[Int(slot)] = row
+        columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
         slotByIllust[illust.id] = slot
         indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
         if !row.isVisible { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
@@ -176,6 +182,7 @@ struct ListIndex: Sendable {
         if old.serverOrder != row.serverOrder { row.orderStamp = order.insert(order: row.serverOrder, slot: slot) }
         if old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: 1) }
         slots[Int(slot)] = row
+        columns.update(row, at: slot)
     }
 
     mutating func remove(illustID: Int, nameOfRef: [TagID]) {
@@ -186,6 +193,7 @@ struct ListIndex: Sendable {
         garbageText += old.textLength
         garbageTags += Int(old.tagCount)
         slots[Int(slot)].flags = 0
+        columns.clear(slot)
         freeSlots.append(slot)
     }
 
@@ -212,6 +220,8 @@ struct ListIndex: Sendable {
         self.postings = tagIndex.postings
         self.refCounts = tagIndex.refCounts
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
+        self.columns = rows.columns
+        columns.fillTypes(of: self)
     }
 
     /// Restores the order list's invariants after a batch of writes, and packs the arenas once

@@ -37,7 +37,7 @@
         self.steps = steps.sorted { $0.from < $1.from }
     }
 
-    /// The plan of this version of the library: schema 3, which migrates schemas 1 and 2.
+    /// The plan of this version of the library: schema 5, which migrates schemas 1 to 4.
     ///
     /// Schema 2 records why a work vanished and what the index kept of it: an illust of a
     /// vanished work has `vanished` (the ``VanishReason``) instead of schema 1's `visible`, and
@@ -54,9 +54,15 @@
     /// ``VanishReason/hiddenByR18GSetting``, which a library reading schema 3 would not know: the
     /// step from schema 3 changes no record, and the new version keeps such a library from
     /// opening a journal that may hold them.
+    ///
+    /// Schema 5 keeps an illust's view count (``BookmarkedIllustSnapshot/totalView``, `views`),
+    /// for sorting by bookmark rate: the step from schema 4 changes no record (a missing
+    /// `views` reads as 0, unknown, until the next sync sees the work), and the new version
+    /// keeps a library that does not know the field from opening the journal and dropping it
+    /// when it compacts.
     public static let production = JournalMigrationPlan(
         currentVersion: BookmarkIndexMetadata.currentSchemaVersion,
-        steps: [.recordingWhyWorksVanished, .keepingSyncStateOpaque, .addingAgeSettingReasons]
+        steps: [.recordingWhyWorksVanished, .keepingSyncStateOpaque, .addingAgeSettingReasons, .addingViewCounts]
     )
 }
 
@@ -100,6 +106,10 @@ extension JournalMigrationPlan.Step {
 
     /// Schema 3 → 4: no record changes; schema 4 only adds reasons a vanished work may have.
     static let addingAgeSettingReasons = JournalMigrationPlan.Step(from: 3) { _ in }
+
+    /// Schema 4 → 5: no record changes; schema 5 only adds an illust's `views`, which reads as 0
+    /// (unknown) where it is absent.
+    static let addingViewCounts = JournalMigrationPlan.Step(from: 4) { _ in }
 
     /// Why a step could not migrate a record.
     struct StepFailure: Error, CustomStringConvertible {

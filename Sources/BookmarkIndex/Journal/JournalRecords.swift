@@ -116,6 +116,8 @@ enum JournalRecords {
             // Schema 2: why the work vanished, only for one that did (schema 1 wrote `visible`).
             try visitor.optional("vanished", .vanishReason, get: { $0.vanishReason }, set: { $0.vanishReason = $1 })
             try visitor.member("bookmarks", .int, get: { $0.totalBookmarks }, set: { $0.totalBookmarks = $1 })
+            // Schema 5: the view count (absent before: read as 0, unknown).
+            try visitor.member("views", .int, get: { $0.totalView }, set: { $0.totalView = $1 })
         }
     }
 

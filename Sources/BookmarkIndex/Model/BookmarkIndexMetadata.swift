@@ -3,9 +3,9 @@ import Foundation
 /// What the index remembers about syncing one list: when it was last synced, and the sync
 /// engine's own record of the list, which the index keeps without reading it.
 public struct BookmarkIndexMetadata: Sendable, Hashable, Codable {
-    /// The schema version of the stored records this code writes: 4, in which a vanished work
-    /// may be hidden by the user's age setting (see the migrations in the "Journal format" article).
-    public static let currentSchemaVersion = 4
+    /// The schema version of the stored records this code writes: 5, in which an illust keeps
+    /// its view count (see the migrations in the "Journal format" article).
+    public static let currentSchemaVersion = 5
 
     /// When the last complete full walk of the list finished.
     public var lastFullSync: Date?

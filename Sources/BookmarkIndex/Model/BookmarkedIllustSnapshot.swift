@@ -38,8 +38,13 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
     public var createDate: Date
     /// Why Pixiv sends the work as a placeholder now; `nil` for a work Pixiv shows.
     public var vanishReason: VanishReason?
-    /// How many users have bookmarked the work, when it was last seen.
+    /// How many users have bookmarked the work, as of the last sync that saw it.
     public var totalBookmarks: Int
+    /// How many times the work was viewed, as of the last sync that saw it (Pixiv's
+    /// `total_view`); 0 when unknown, as for a row a journal before schema 5 stored. The index
+    /// keeps it between 0 and 4,294,967,295 (`UInt32.max`, hundreds of times any work's count),
+    /// clamping a value outside.
+    public var totalView: Int
 
     /// Creates a snapshot. Every field but the ID and title has a neutral default so tests and
     /// adapters only spell out what they know.
@@ -58,7 +63,8 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
         aiType: Int = 0,
         createDate: Date = Date(timeIntervalSince1970: 0),
         vanishReason: VanishReason? = nil,
-        totalBookmarks: Int = 0
+        totalBookmarks: Int = 0,
+        totalView: Int = 0
     ) {
         self.id = id
         self.title = title
@@ -75,6 +81,7 @@ public struct BookmarkedIllustSnapshot: Sendable, Hashable, Codable {
         self.createDate = createDate
         self.vanishReason = vanishReason
         self.totalBookmarks = totalBookmarks
+        self.totalView = totalView
     }
 
     /// Whether Pixiv shows the work: `false` once it vanished (``vanishReason`` is set).

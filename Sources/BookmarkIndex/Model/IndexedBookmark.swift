@@ -13,8 +13,8 @@ public struct IndexedBookmark: Sendable, Hashable, Codable {
     ///
     /// Queries return bookmarks by descending `serverOrder`, which is Pixiv's order (newest
     /// bookmark first) as the sync engine writes it: a sync's new rows above the newest, in page
-    /// order, and a bookmark made in the app on top. Rows with equal orders come by descending
-    /// illust ID.
+    /// order, and a bookmark made in the app on top. Another ``BookmarkSort`` breaks its ties in
+    /// this order. Rows with equal orders come by descending illust ID.
     public var serverOrder: Int64
     /// When the index first stored this bookmark. Upserting an existing row keeps the earlier value.
     public var firstIndexedAt: Date

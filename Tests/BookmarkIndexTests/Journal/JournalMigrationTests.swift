@@ -173,7 +173,7 @@ struct JournalMigrationTests {
     /// whole store schema-1 code wrote).
     @Test func theProductionStepFromSchema1RecordsWhyInvisibleRowsVanished() async throws {
         let step = try #require(JournalMigrationPlan.production.steps.first { $0.from == 1 })
-        #expect(JournalMigrationPlan.production.currentVersion == 4 && JournalMigrationPlan.production.steps.map(\.from) == [1, 2, 3])
+        #expect(JournalMigrationPlan.production.currentVersion == 5 && JournalMigrationPlan.production.steps.map(\.from) == [1, 2, 3, 4])
         func parsed(_ json: String) throws -> JournalValue {
             try Array(json.utf8).withUnsafeBytes { bytes in
                 var reader = JSONReader(bytes)

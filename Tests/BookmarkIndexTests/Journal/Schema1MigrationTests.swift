@@ -35,7 +35,7 @@ struct Schema1MigrationTests {
     func options(fileSystem: any JournalFileSystem = PosixFileSystem()) -> JournalStorage.Options {
         var options = journalOptions(fileSystem: fileSystem)
         options.checkpointMinimumBytes = 0
-        #expect(options.migrations.currentVersion == 4)
+        #expect(options.migrations.currentVersion == 5)
         return options
     }
 
@@ -60,6 +60,7 @@ struct Schema1MigrationTests {
             #expect(invisible.allSatisfy { $0.illust.vanishReason == .unknown && $0.vanishedAt == nil },
                     "schema 1's invisible rows: reason unknown, no vanish date (\(comment))", sourceLocation: sourceLocation)
             #expect(rows.allSatisfy { $0.illust.isVisible || $0.illust.title.isEmpty }, sourceLocation: sourceLocation)
+            #expect(rows.allSatisfy { $0.illust.totalView == 0 }, "schema 1 kept no view count: unknown (\(comment))", sourceLocation: sourceLocation)
             #expect(state.count(in: restrict, matching: BookmarkFilter(visibility: .vanished)) == list.invisibleCount, sourceLocation: sourceLocation)
             #expect(state.count(in: restrict, matching: .all) == list.count - list.invisibleCount, sourceLocation: sourceLocation)
         }
@@ -86,12 +87,12 @@ struct Schema1MigrationTests {
 
         // The journal on disk is schema 2, with a new checkpoint of its own.
         let migrated = directory.journalBytes()
-        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":4"#) == true)
+        #expect(String(decoding: migrated, as: UTF8.self).split(separator: "\n").first?.contains(#""schema":5"#) == true)
         #expect(!String(decoding: migrated, as: UTF8.self).contains(#""visible""#), "schema 2 has no visible field")
         let checkpoint = try #require(checkpointBytes(directory))
         #expect(checkpoint != Self.originalCheckpoint)
         let coverage = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).coverage
-        #expect(coverage.schemaVersion == 4 && coverage.length == migrated.count)
+        #expect(coverage.schemaVersion == 5 && coverage.length == migrated.count)
 
         // It opens without migrating, from the new checkpoint, with every value intact.
         let reopened = try await JournalStorage.open(directory: directory.url, options: options())
@@ -101,7 +102,7 @@ struct Schema1MigrationTests {
         try await reopened.close()
 
         let report = try await JournalStorage.verify(directory: directory.url)
-        #expect(report.isHealthy && report.schemaVersion == 4)
+        #expect(report.isHealthy && report.schemaVersion == 5)
         #expect(report.livePublicBookmarks == 150 && report.livePrivateBookmarks == 30)
         #expect(report.checkpoint?.notUsedBecause == nil && report.checkpoint?.agreesWithJournal == true)
     }
@@ -174,7 +175,7 @@ struct Schema1MigrationTests {
             let onDisk = directory.journalBytes()
             let isOld = onDisk == Self.original
             let header = String(decoding: onDisk.prefix { $0 != 0x0A }, as: UTF8.self)
-            #expect(isOld || header.contains(#""schema":4"#), "crash at step \(step): neither the old nor a new journal")
+            #expect(isOld || header.contains(#""schema":5"#), "crash at step \(step): neither the old nor a new journal")
             outcomes.insert(isOld ? "old" : "new")
             for open in 1...2 {
                 let journal = try await JournalStorage.open(directory: directory.url, options: options())

@@ -1,0 +1,224 @@
+import Foundation
+
+extension BookmarkIndexState {
+    /// How `filter` would be evaluated against `restrict`'s list.
+    func queryPlan(in restrict: Restrict, matching filter: BookmarkFilter) -> QueryPlan {
+        QueryPlan(filter: filter, tags: tags, list: lists[restrict.listIndex])
+    }
+}
+
+/// A filter resolved against one list: the posting sets of the tags it names, its constraints
+/// on a row's attributes compiled to a table, and where to draw candidates from.
+///
+/// A row is tested in two steps: ``admits(_:)`` reads only the list's narrow columns (its
+/// attribute byte and its artist), and ``matches(_:slot:)`` the row itself, for the rest. Walks
+/// and scans call the first before they read a row, so rows a filter's AI, rating, type, artist
+/// or visibility leave out are never read.
+struct QueryPlan {
+    /// One entry per required tag word: the postings of every tag the word names.
+    var required: [[Postings]] = []
+    var anyOf: [Postings] = []
+    var excluded: [Postings] = []
+    var text: TextMatcher?
+    /// The candidates are exactly the rows the text matches: no row need be matched again.
+    var candidatesMatchText = false
+    /// The list, for the text of the rows a text filter reads and for its columns.
+    var list: ListIndex
+    /// The slots to test, or `nil` to walk the whole list in order.
+    var candidates: [Int32]?
+
+    /// Whether a row with each attribute byte can match: its visibility, AI kind, rating and
+    /// kind; `false` for an empty slot.
+    private var admitsAttributes: [Bool]
+    /// The kinds other than Pixiv's three a row may be, read from the row when its kind code
+    /// says "other"; `nil` when the filter names no kind.
+    private var otherTypes: Set<IllustType>?
+    /// Whether each artist (by index) matches; `nil` for any artist.
+    private var admitsArtist: [Bool]?
+    /// The list's columns, read by every test.
+    private let attributes: [UInt8]
+    private let artistOfSlot: [UInt32]
+    private var pageCount: ClosedRange<Int>?
+    /// Seconds since the reference date, as rows keep their dates.
+    private var createDate: Range<Double>?
+    private var firstIndexedAt: Range<Double>?
+
+    init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
+        self.list = list
+        attributes = list.columns.attributes
+        artistOfSlot = list.columns.artistOfSlot
+        text = filter.text.flatMap(TextMatcher.init)
+        func postings(_ word: String) -> [Postings] {
+            tags.ids(matching: word) { list.refCount(of: $0) > 0 }.map { list.postings(of: $0) }.filter { !$0.isEmpty }
+        }
+        required = filter.allOf.map(postings)
+        anyOf = filter.anyOf.flatMap(postings)
+        excluded = filter.noneOf.flatMap(postings)
+
+        admitsAttributes = Self.attributeTable(filter)
+        if !filter.types.isEmpty { otherTypes = filter.types.filter { FacetColumns.Attributes.typeCode(of: $0) == FacetColumns.Attributes.otherType } }
+        pageCount = filter.pageCount
+        createDate = filter.createDate.map { $0.lowerBound.timeIntervalSinceReferenceDate..<$0.upperBound.timeIntervalSinceReferenceDate }
+        firstIndexedAt = filter.firstIndexedAt.map { $0.lowerBound.timeIntervalSinceReferenceDate..<$0.upperBound.timeIntervalSinceReferenceDate }
+        if !filter.artistIDs.isEmpty {
+            var admits = [Bool](repeating: false, count: list.columns.artistIDs.count)
+            for id in filter.artistIDs {
+                if let index = list.columns.artistIndex(of: id) { admits[Int(index)] = true }
+            }
+            admitsArtist = admits
+        }
+
+        if !filter.allOf.isEmpty {
+            // The rarest required word bounds the candidates.
+            let rarest = required.min { $0.reduce(0) { $0 + $1.count } < $1.reduce(0) { $0 + $1.count } } ?? []
+            candidates = Self.union(rarest)
+        } else if !filter.anyOf.isEmpty {
+            candidates = Self.union(anyOf)
+        } else if admitsArtist != nil {
+            // One pass over the artist column: an artist's works are few, wherever they are.
+            candidates = artistSlots()
+        } else if let text {
+            // One scan of the list's folded texts rather than a match per row.
+            candidates = list.textSearch.index(of: list).slots(containing: text.needle)
+            candidatesMatchText = true
+        } else if filter.visibility == .vanished {
+            // Vanished works are few: test them rather than walk the list.
+            candidates = list.vanishedSlots.slots
+        }
+    }
+
+    /// The table ``admits(_:)`` reads: for each attribute byte, whether `filter` admits it.
+    private static func attributeTable(_ filter: BookmarkFilter) -> [Bool] {
+        typealias Attributes = FacetColumns.Attributes
+        return (0...255).map { value in
+            let byte = UInt8(value)
+            guard byte & Attributes.live != 0, filter.visibility.includes(isVisible: Attributes.isVisible(byte)) else { return false }
+            let ai = Attributes.aiCode(byte)
+            guard ai < 3, filter.ai.includes(Attributes.aiKinds[Int(ai)]) else { return false }
+            let rating = Attributes.ratingCode(byte)
+            if !filter.ageRatings.isEmpty {
+                guard rating != Attributes.otherRating, filter.ageRatings.contains(Attributes.ratings[Int(rating)]) else { return false }
+            }
+            let type = Attributes.typeCode(byte)
+            if !filter.types.isEmpty {
+                // A kind none of Pixiv's three is checked against the row's own, if the filter
+                // names such a kind at all.
+                let admitsType = type == Attributes.otherType
+                    ? filter.types.contains { Attributes.typeCode(of: $0) == Attributes.otherType }
+                    : filter.types.contains(Attributes.types[Int(type)])
+                guard admitsType else { return false }
+            }
+            return true
+        }
+    }
+
+    /// The slots of live rows by the filter's artists, ascending.
+    private func artistSlots() -> [Int32] {
+        guard let admitsArtist, admitsArtist.contains(true) else { return [] }
+        var slots: [Int32] = []
+        list.columns.artistOfSlot.withUnsafeBufferPointer { artists in
+            list.columns.attributes.withUnsafeBufferPointer { attributes in
+                for slot in artists.indices where attributes[slot] != 0 && admitsArtist[Int(artists[slot])] {
+                    slots.append(Int32(slot))
+                }
+            }
+        }
+        return slots
+    }
+
+    /// The slots in any of `lists`, each once.
+    private static func union(_ lists: [Postings]) -> [Int32] {
+        if lists.count == 1 { return lists[0].slots }
+        var slots = Set<Int32>()
+        for list in lists { slots.formUnion(list) }
+        return Array(slots)
+    }
+
+    /// Whether the row in `slot` can match, by the list's columns alone: `false` for an empty
+    /// slot. O(1), and no row is read.
+    @inline(__always)
+    func admits(_ slot: Int32) -> Bool {
+        guard admitsAttributes[Int(attributes[Int(slot)])] else { return false }
+        if let admitsArtist { return admitsArtist[Int(artistOfSlot[Int(slot)])] }
+        return true
+    }
+
+    /// Whether `row`, in `slot`, matches the filter.
+    func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
+        admits(slot) && matchesRow(row, slot: slot)
+    }
+
+    /// Whether `row`, in `slot`, which the columns admit, matches the rest of the filter.
+    func matchesRow(_ row: ListIndex.Row, slot: Int32) -> Bool {
+        if let pageCount, !pageCount.contains(row.pageCount) { return false }
+        if let createDate, !createDate.contains(row.createDate) { return false }
+        if let firstIndexedAt, !firstIndexedAt.contains(row.firstIndexedAt) { return false }
+        if let otherTypes, FacetColumns.Attributes.typeCode(attributes[Int(slot)]) == FacetColumns.Attributes.otherType,
+           !otherTypes.contains(list.type(of: row)) { return false }
+        for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
+        if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
+        if excluded.contains(where: { $0.contains(slot) }) { return false }
+        if let text, !candidatesMatchText {
+            return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
+        }
+        return true
+    }
+
+    /// Whether telling a match needs more than the columns: a tag, a text, a page count, a
+    /// date, or a kind none of Pixiv's three.
+    var readsRows: Bool {
+        !required.isEmpty || !anyOf.isEmpty || !excluded.isEmpty || (text != nil && !candidatesMatchText)
+            || pageCount != nil || createDate != nil || firstIndexedAt != nil || !(otherTypes?.isEmpty ?? true)
+    }
+
+    /// Calls `body` with each slot the columns admit: of the candidates, or of the whole list;
+    /// in no given order, and reading no row. Inlined, so that `body` is too: it runs once a
+    /// row of the list.
+    @inline(__always)
+    func forEachAdmittedSlot(_ body: (Int32) -> Void) {
+        admitsAttributes.withUnsafeBufferPointer { table in
+            attributes.withUnsafeBufferPointer { attributes in
+                artistOfSlot.withUnsafeBufferPointer { artists in
+                    @inline(__always) func admitted(_ slot: Int) -> Bool {
+                        guard table[Int(attributes[slot])] else { return false }
+                        if let admitsArtist { return admitsArtist[Int(artists[slot])] }
+                        return true
+                    }
+                    if let candidates {
+                        for slot in candidates where admitted(Int(slot)) { body(slot) }
+                    } else {
+                        for slot in 0..<attributes.count where admitted(slot) { body(Int32(slot)) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with the slot of each row that matches, in no given order; reads no row
+    /// when the columns tell (see ``readsRows``).
+    @inline(__always)
+    func forEachMatchingSlot(_ body: (Int32) -> Void) {
+        guard readsRows else { return forEachAdmittedSlot(body) }
+        list.slots.withUnsafeBufferPointer { rows in
+            forEachAdmittedSlot { slot in
+                #if DEBUG
+                QueryReads.current?.readRow()
+                #endif
+                if matchesRow(rows[Int(slot)], slot: slot) { body(slot) }
+            }
+        }
+    }
+
+    /// Calls `body` with each row that matches and its slot, in no given order.
+    func forEachMatch(_ body: (ListIndex.Row, Int32) -> Void) {
+        list.slots.withUnsafeBufferPointer { rows in
+            forEachAdmittedSlot { slot in
+                #if DEBUG
+                QueryReads.current?.readRow()
+                #endif
+                let row = rows[Int(slot)]
+                if matchesRow(row, slot: slot) { body(row, slot) }
+            }
+        }
+    }
+}
