@@ -12,13 +12,14 @@ struct BenchmarkRun {
     static let itemNames = [
         "append_unsynced", "append_unsynced_on_pool", "append_durable", "append_durable_on_pool", "compact", "open", "store_open_over_sqlite", "open_uncompacted", "rss_bytes_per_bookmark",
         "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text",
+    ] + FacetItems.names + [
         "sync_full_engine", "delta_requests_unchanged", "sync_walk_12k_simulated",
         "store_append_durable_over_sqlite", "sqlite_storage_conformance", "pool_lateness_p99", "query_p99_during_durable_sync",
     ] + AccountItems.names
     /// The items that need the compacted journal and database the unsynced appends leave.
-    private static let afterCompaction: Set = [
+    private static let afterCompaction = Set([
         "compact", "open", "store_open_over_sqlite", "rss_bytes_per_bookmark", "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text",
-    ]
+    ] + FacetItems.names)
 
     let dataset: Dataset
     let sampling: Sampling
@@ -173,9 +174,9 @@ struct BenchmarkRun {
         }
 
         // 4, 5. Queries.
-        let queryNames = ["histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text"]
+        let queryNames = ["histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text"] + FacetItems.names
         if queryNames.contains(where: wants), let unsynced, let sqliteUnsynced {
-            log("histogram, filters")
+            log("histogram, filters, sorts, facets")
             results += try await queries(directory: unsynced, sqliteDirectory: sqliteUnsynced, sqlite: sqlite).filter { wants($0.name) }
         }
         if let unsynced { scratch.remove(unsynced) }
@@ -351,6 +352,7 @@ struct BenchmarkRun {
             }
             results.append(item)
         }
+        results += try await FacetItems(sampling: sampling).run(store: store, peer: peer, wants: wants)
         try await store.close()
         return results
     }

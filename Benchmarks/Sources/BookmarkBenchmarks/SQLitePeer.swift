@@ -162,7 +162,7 @@ final class SQLitePeer {
 
     /// A query's prepared statement, prepared on first use and kept (as an app's statement
     /// cache would), so repeated samples measure the query, not the SQL compiler.
-    private func cachedStatement(_ sql: String) throws -> SQLiteStatement {
+    func cachedStatement(_ sql: String) throws -> SQLiteStatement {
         if let statement = queries[sql] { return statement }
         let statement = try database.prepare(sql)
         queries[sql] = statement
@@ -250,7 +250,7 @@ final class SQLitePeer {
 
     /// Steps through every row and reads every column (text as bytes, without building Swift
     /// strings), as an app would before building its models; returns the row count.
-    private func readRows(_ statement: SQLiteStatement) throws -> Int {
+    func readRows(_ statement: SQLiteStatement) throws -> Int {
         var rows = 0
         var checksum = 0
         try statement.forEachRow { row, columns in

@@ -157,7 +157,7 @@ do {
             results: measured.results,
             memory: measured.memory,
             memoryProbed: arguments.only?.contains("rss_bytes_per_bookmark") ?? true,
-            memoryTarget: measured.memory.map { Target(text: "≤ 900 B", isMet: $0.peakBytesPerBookmark <= 900) },
+            memoryTarget: measured.memory.map { Target(text: "≤ 500 B", isMet: $0.peakBytesPerBookmark <= 500) },
             notes: measured.notes,
             seconds: milliseconds(ContinuousClock.now - start) / 1000
         )
