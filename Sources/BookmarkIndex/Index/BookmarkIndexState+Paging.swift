@@ -24,8 +24,9 @@ extension BookmarkIndexState {
         precondition(cursor.map { $0.sort == .bookmarkOrder } ?? true, "a cursor of a sorted feed was passed for bookmark order")
         let list = lists[restrict.listIndex]
         let plan = queryPlan(in: restrict, matching: filter)
-        // Candidates are tested one by one and the newest kept, as a sorted feed's rows are.
-        if plan.candidates != nil { return page(in: restrict, plan: plan, sortedBy: .bookmarkOrder, after: cursor, limit: limit) }
+        // Candidates are tested one by one and the newest kept, as a sorted feed's rows are;
+        // when they are many, walking the list in order finds the first ones sooner.
+        if plan.candidates != nil, !plan.walksInsteadOfCandidates { return page(in: restrict, plan: plan, sortedBy: .bookmarkOrder, after: cursor, limit: limit) }
         // One row more than asked says whether there are more.
         let wanted = limit + 1
         var rows: [ListIndex.Row] = []

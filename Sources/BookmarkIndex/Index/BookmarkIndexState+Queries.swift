@@ -30,9 +30,11 @@ extension BookmarkIndexState {
     /// and returning at most `limit`.
     ///
     /// Served entirely from memory, so a filtered feed is never sparse. Complexity: with
-    /// ``BookmarkFilter/allOf`` tags, O(p) for p the postings of the rarest named tag, plus
-    /// O(m log(offset + limit)) to order the m matches; with only ``BookmarkFilter/anyOf`` tags,
-    /// O(postings of those tags); a filter naming no tag but a ``BookmarkFilter/text`` scans the
+    /// ``BookmarkFilter/allOf`` tags, the named tags' postings intersected (O(p log(q / p)) for
+    /// the rarest's p and another's q) and only the m rows carrying them all read, plus
+    /// O(m log(offset + limit)) to order them, unless they are a quarter of the list or more:
+    /// then the list is walked in order until `offset + limit` match; with only
+    /// ``BookmarkFilter/anyOf`` tags, O(postings of those tags), merged; a filter naming no tag but a ``BookmarkFilter/text`` scans the
     /// list's folded titles and artist names once (kept from the first text query after a write
     /// to the next write, which builds them in O(n)), then orders the m matches; any other
     /// filter naming no tag to select by walks the list in order and stops after
@@ -54,7 +56,7 @@ extension BookmarkIndexState {
         let wanted = limit.map { offset + $0 }
         if wanted == 0 { return [] }
 
-        if let candidates = plan.candidates {
+        if let candidates = plan.candidates, wanted == nil || !plan.walksInsteadOfCandidates {
             var selection = BoundedSelection<ListIndex.Row>(limit: wanted, isOrderedBefore: isNewer)
             for slot in candidates where plan.admits(slot) {
                 guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
