@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "BookmarkScreenTests", dependencies: ["BookmarkScreen", "BookmarkSync", "BookmarkIndexTesting", "BookmarkSyncTesting"]),
         .testTarget(name: "PixivAPITests", dependencies: ["PixivAPI", "BookmarkIndexTesting", "PixivAPITesting"]),
         // Runs the built `bookmarks` executable as a process; the dependency makes sure it is built.
-        .testTarget(name: "BookmarksCLITests", dependencies: ["bookmarks"]),
+        .testTarget(name: "BookmarksCLITests", dependencies: ["bookmarks", "BookmarkIndexTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

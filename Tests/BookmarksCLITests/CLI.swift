@@ -1,3 +1,4 @@
+import BookmarkIndexTesting
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -51,11 +52,11 @@ struct CLI {
         let errorData = Mutex<Data?>(nil)
         let errorRead = DispatchSemaphore(value: 0)
         Thread {
-            let data = error.fileHandleForReading.readDataToEndOfFile()
+            let data = error.fileHandleForReading.readToEndRetryingInterrupts()
             errorData.withLock { $0 = data }
             errorRead.signal()
         }.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let outputData = output.fileHandleForReading.readToEndRetryingInterrupts()
         errorRead.wait()
         process.waitUntilExit()
         return Result(
@@ -121,7 +122,7 @@ final class Simulator: Sendable {
             process.waitUntilExit()
             return "[the simulator did not stop on Ctrl-C within 60 s and was killed]"
         }
-        return String(decoding: output.readDataToEndOfFile(), as: UTF8.self)
+        return String(decoding: output.readToEndRetryingInterrupts(), as: UTF8.self)
     }
 }
 
@@ -132,7 +133,7 @@ func readUntil(_ marker: String, from handle: FileHandle) async -> String {
         Thread {
             var seen = Data()
             while !String(decoding: seen, as: UTF8.self).contains(marker) {
-                let chunk = handle.availableData
+                let chunk = handle.availableDataRetryingInterrupts()
                 if chunk.isEmpty { break }
                 seen.append(chunk)
             }

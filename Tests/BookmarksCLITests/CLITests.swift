@@ -1,3 +1,4 @@
+import BookmarkIndexTesting
 import Foundation
 import Synchronization
 import Testing
@@ -306,7 +307,7 @@ struct CLITests {
             try? input.fileHandleForWriting.close()
             child.waitUntilExit()
         }
-        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).hasPrefix("held"))
+        #expect(String(decoding: output.fileHandleForReading.availableDataRetryingInterrupts(), as: UTF8.self).hasPrefix("held"))
 
         #expect(try await CLI.run(["tags", "--store", store, "--limit", "3"]).status == 0)
         #expect(try await CLI.run(["list", "--store", store, "--tag", "cat", "--limit", "3"]).status == 0)
@@ -360,12 +361,12 @@ struct CLITests {
                     var seen = Data()
                     // Wait until the sync has written some pages, then press Ctrl-C.
                     while !String(decoding: seen, as: UTF8.self).contains("page 20") {
-                        let chunk = output.fileHandleForReading.availableData
+                        let chunk = output.fileHandleForReading.availableDataRetryingInterrupts()
                         if chunk.isEmpty { break }
                         seen.append(chunk)
                     }
                     process.interrupt()
-                    _ = output.fileHandleForReading.readDataToEndOfFile()
+                    _ = output.fileHandleForReading.readToEndRetryingInterrupts()
                     process.waitUntilExit()
                     return process.terminationStatus
                 })

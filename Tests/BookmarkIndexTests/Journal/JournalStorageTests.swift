@@ -92,7 +92,7 @@ struct JournalStorageTests {
         child.standardOutput = output
         child.standardInput = input
         try child.run()
-        let held = output.fileHandleForReading.availableData
+        let held = output.fileHandleForReading.availableDataRetryingInterrupts()
         #expect(String(decoding: held, as: UTF8.self).hasPrefix("held"))
         let error = try await #require(throws: BookmarkIndexError.self) { try await JournalStorage.open(directory: directory.url, options: journalOptions()) }
         #expect(error.code == .locked)
