@@ -34,12 +34,7 @@ extension SQLitePeer {
     /// The newest `limit` visible illusts (type `illust`) carrying both tags, not AI-generated,
     /// not R-18; their IDs.
     func bookmarksCombined(restrict: Restrict, allOf first: String, _ second: String, limit: Int) throws -> [Int] {
-        let statement = try cachedStatement("""
-            SELECT b.* FROM bookmark_tags AS x
-            JOIN bookmark_tags AS y ON y.illust_id = x.illust_id AND y.restrict = x.restrict
-                AND y.tag_id = (SELECT id FROM tags WHERE name = ?2)
-            JOIN bookmarks AS b ON b.illust_id = x.illust_id AND b.restrict = x.restrict
-            WHERE x.tag_id = (SELECT id FROM tags WHERE name = ?1) AND x.restrict = ?3 AND b.is_visible = 1
+        let statement = try cachedStatement(Self.bothTags + """
                 AND b.ai_type != 2 AND b.x_restrict != 1 AND b.type = 'illust'
             ORDER BY b.server_order DESC, b.illust_id DESC
             LIMIT ?4
@@ -63,12 +58,7 @@ extension SQLitePeer {
 
     /// The first `limit` visible bookmarks carrying both tags, by popularity; their IDs.
     func popular(restrict: Restrict, allOf first: String, _ second: String, limit: Int) throws -> [Int] {
-        let statement = try cachedStatement("""
-            SELECT b.* FROM bookmark_tags AS x
-            JOIN bookmark_tags AS y ON y.illust_id = x.illust_id AND y.restrict = x.restrict
-                AND y.tag_id = (SELECT id FROM tags WHERE name = ?2)
-            JOIN bookmarks AS b ON b.illust_id = x.illust_id AND b.restrict = x.restrict
-            WHERE x.tag_id = (SELECT id FROM tags WHERE name = ?1) AND x.restrict = ?3 AND b.is_visible = 1
+        let statement = try cachedStatement(Self.bothTags + """
             ORDER BY b.total_bookmarks DESC, b.server_order DESC, b.illust_id DESC
             LIMIT ?4
             """)
@@ -148,6 +138,17 @@ extension SQLitePeer {
         }
         return ids
     }
+
+    /// The visible bookmarks of list ?3 carrying the tags named ?1 and ?2, each once: the start
+    /// of a query that goes on with more conditions (`AND …`) or its order.
+    private static let bothTags = """
+            SELECT b.* FROM bookmark_tags AS x
+            JOIN bookmark_tags AS y ON y.illust_id = x.illust_id AND y.restrict = x.restrict
+                AND y.tag_id = (SELECT id FROM tags WHERE name = ?2)
+            JOIN bookmarks AS b ON b.illust_id = x.illust_id AND b.restrict = x.restrict
+            WHERE x.tag_id = (SELECT id FROM tags WHERE name = ?1) AND x.restrict = ?3 AND b.is_visible = 1
+
+        """
 
     static func list(_ restrict: Restrict) -> Int { restrict == .public ? 0 : 1 }
 }
