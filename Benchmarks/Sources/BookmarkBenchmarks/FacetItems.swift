@@ -62,11 +62,13 @@ struct FacetItems {
                 sqlite: { try peer.searchTags(restrict: .public, text: prefix, limit: 10) }
             ),
         ]
+        // A smoke run's few bookmarks may leave a query nothing to return; a real run's may not.
+        let needsRows = await store.count(in: .public) >= 10_000
         var results: [ItemResult] = []
         for query in queries where wants(query.name) {
             let answer = await query.ours()
             let sqliteAnswer = try query.sqlite()
-            guard answer == sqliteAnswer, !answer.isEmpty else {
+            guard answer == sqliteAnswer, !answer.isEmpty || !needsRows else {
                 throw HarnessError("\(query.name): the index answered \(answer.prefix(5))… (\(answer.count)), SQLite \(sqliteAnswer.prefix(5))… (\(sqliteAnswer.count))")
             }
             let figure = await sampling.measure { await elapsedMilliseconds { blackHole(await query.ours()) } }
