@@ -5,14 +5,14 @@ import Foundation
 
 extension UnsafeRawBufferPointer {
     /// Whether these bytes spell `literal`.
-    func equals(_ literal: StaticString) -> Bool {
+    package func equals(_ literal: StaticString) -> Bool {
         count == literal.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0)
     }
 }
 
 /// Whether `bytes` are well-formed UTF-8: no stray continuation bytes, overlong forms,
 /// surrogates or code points above U+10FFFF.
-func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     var index = 0
     let count = bytes.count
     while index < count {
@@ -59,7 +59,7 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
 }
 
 /// The value of an ASCII hex digit, either case; `nil` for any other byte.
-func hexDigitValue(_ byte: UInt8) -> UInt32? {
+package func hexDigitValue(_ byte: UInt8) -> UInt32? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
     case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
@@ -72,7 +72,7 @@ extension String {
     /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
     /// stored as UTF-8 (as every string this package makes is; a small string, 15 bytes or
     /// fewer, is copied to the stack).
-    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
             return result
         }
@@ -82,12 +82,12 @@ extension String {
 
     /// Whether the two strings have the same UTF-8 bytes (not merely equal: `==` also equates
     /// different normalizations of the same text).
-    func hasSameUTF8(as other: String) -> Bool {
+    package func hasSameUTF8(as other: String) -> Bool {
         withUTF8Bytes { bytes in other.withUTF8Bytes { bytesEqual(bytes, $0) } }
     }
 }
 
 /// Whether two byte buffers hold the same bytes.
-func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+package func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }

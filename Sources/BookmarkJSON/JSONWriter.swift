@@ -4,21 +4,21 @@ import Foundation
 ///
 /// Strings are escaped as JSON requires (quote, backslash, control characters) and otherwise
 /// written as UTF-8, so CJK and emoji stay readable in the file.
-struct JSONWriter {
-    var bytes: [UInt8] = []
+package struct JSONWriter {
+    package var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func raw(_ literal: StaticString) {
+    package mutating func raw(_ literal: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// `"key":` (`,"key":` after a comma) for an ASCII `key` that needs no escaping, in one
     /// append: members' keys are most of what a record writes.
     @inline(__always)
-    mutating func key(_ key: StaticString, afterComma: Bool) {
+    package mutating func key(_ key: StaticString, afterComma: Bool) {
         let count = key.utf8CodeUnitCount
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { buffer in
             var index = 0
@@ -35,11 +35,11 @@ struct JSONWriter {
         }
     }
 
-    mutating func byte(_ byte: UInt8) {
+    package mutating func byte(_ byte: UInt8) {
         bytes.append(byte)
     }
 
-    mutating func string(_ string: String) {
+    package mutating func string(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
@@ -90,11 +90,11 @@ struct JSONWriter {
         return (control | quotes | backslashes) != 0
     }
 
-    mutating func optionalString(_ string: String?) {
+    package mutating func optionalString(_ string: String?) {
         if let string { self.string(string) } else { raw("null") }
     }
 
-    mutating func int<Integer: BinaryInteger>(_ value: Integer) {
+    package mutating func int<Integer: BinaryInteger>(_ value: Integer) {
         if value == 0 {
             bytes.append(UInt8(ascii: "0"))
             return
@@ -114,7 +114,7 @@ struct JSONWriter {
     }
 
     /// Writes a finite double so that reading it back gives the same value.
-    mutating func double(_ value: Double) {
+    package mutating func double(_ value: Double) {
         precondition(value.isFinite, "JSON has no infinities or NaNs")
         if value == value.rounded(), abs(value) < 1e15 {
             int(Int64(value))
@@ -123,9 +123,9 @@ struct JSONWriter {
         }
     }
 
-    mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    package static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
