@@ -149,6 +149,11 @@ package struct JSONReader {
     private func plainStringEnd(from start: Int) -> Int? {
         var index = start
         while index < bytes.count {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            if bytes.count - index >= 8, !needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { return index }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }

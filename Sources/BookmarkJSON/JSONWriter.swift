@@ -48,7 +48,7 @@ package struct JSONWriter {
             let words = UnsafeRawBufferPointer(utf8)
             while index < utf8.count {
                 // Eight bytes at a time while none needs escaping (most of any title or tag).
-                if utf8.count - index >= 8, !Self.needsEscape(words.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                if utf8.count - index >= 8, !needsEscape(words.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                     index += 8
                     continue
                 }
@@ -77,30 +77,27 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any of the eight bytes in `word` is a control character, a quote or a
-    /// backslash (bit tricks: each test flags a byte's high bit; bytes of 0x80 and above, the
-    /// rest of a UTF-8 sequence, are never flagged).
-    @inline(__always)
-    private static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-        let quotes = (quote &- ones) & ~quote & highs
-        let backslashes = (backslash &- ones) & ~backslash & highs
-        return (control | quotes | backslashes) != 0
-    }
-
     package mutating func optionalString(_ string: String?) {
         if let string { self.string(string) } else { raw("null") }
     }
 
-    package mutating func int<Integer: BinaryInteger>(_ value: Integer) {
-        if value == 0 {
+    /// Writes an integer: one function, not a generic one, since a generic function is not
+    /// specialized across modules and the journal writes several integers per bookmark.
+    package mutating func int(_ value: Int) {
+        digits(of: UInt64(value.magnitude), negative: value < 0)
+    }
+
+    package mutating func int(_ value: Int64) {
+        digits(of: value.magnitude, negative: value < 0)
+    }
+
+    private mutating func digits(of magnitude: UInt64, negative: Bool) {
+        if magnitude == 0 {
             bytes.append(UInt8(ascii: "0"))
             return
         }
-        var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = magnitude
+        if negative { bytes.append(UInt8(ascii: "-")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in

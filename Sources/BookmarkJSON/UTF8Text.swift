@@ -58,6 +58,20 @@ package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     return true
 }
 
+/// Whether any of the eight bytes in `word` is a control character, a quote or a backslash:
+/// what a JSON string must escape, and what ends a reader's scan of one (bit tricks: each test
+/// flags a byte's high bit; bytes of 0x80 and above, the rest of a UTF-8 sequence, are never
+/// flagged).
+@inline(__always)
+func needsEscape(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    let control = (word &- ones &* 0x20) & ~word & highs
+    let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+    let quotes = (quote &- ones) & ~quote & highs
+    let backslashes = (backslash &- ones) & ~backslash & highs
+    return (control | quotes | backslashes) != 0
+}
+
 /// The value of an ASCII hex digit, either case; `nil` for any other byte.
 package func hexDigitValue(_ byte: UInt8) -> UInt32? {
     switch byte {
@@ -72,6 +86,7 @@ extension String {
     /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
     /// stored as UTF-8 (as every string this package makes is; a small string, 15 bytes or
     /// fewer, is copied to the stack).
+    @inlinable
     package func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
             return result
