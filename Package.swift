@@ -16,8 +16,11 @@ let package = Package(
         .executable(name: "bookmarks", targets: ["bookmarks"]),
     ],
     targets: [
-        .target(name: "PixivAPI"),
-        .target(name: "BookmarkIndex"),
+        // The JSON reader and writer and the hashes the journal and the Pixiv client share: an
+        // internal module, no product (as swift-collections' InternalCollectionsUtilities).
+        .target(name: "BookmarkJSON"),
+        .target(name: "PixivAPI", dependencies: ["BookmarkJSON"]),
+        .target(name: "BookmarkIndex", dependencies: ["BookmarkJSON"]),
         .target(name: "BookmarkSync", dependencies: ["BookmarkIndex", "PixivAPI"]),
         .target(name: "BookmarkHost", dependencies: ["BookmarkIndex", "BookmarkSync"]),
         // The Bookmarks screen's @Observable models, for SwiftUI and for servers alike.
@@ -33,7 +36,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BookmarkIndexTests",
-            dependencies: ["BookmarkIndex", "BookmarkIndexTesting"],
+            dependencies: ["BookmarkIndex", "BookmarkJSON", "BookmarkIndexTesting"],
             exclude: ["Fixtures"]  // read from the source tree by path
         ),
         .testTarget(name: "BookmarkSyncTests", dependencies: ["BookmarkSync", "BookmarkIndexTesting", "PixivAPITesting", "BookmarkSyncTesting"]),

@@ -113,7 +113,7 @@ public struct PixivClient: Sendable {
 
     // MARK: Plumbing
 
-    private func get<T: Decodable>(_ path: String, query: [(String, String)], as type: T.Type) async throws -> T {
+    private func get<T: PixivJSONReadable>(_ path: String, query: [(String, String)], as type: T.Type) async throws -> T {
         let url = try endpoint(path, query: FormEncoding.encode(query))
         return try await decode(type, from: send(HTTPRequest(method: "GET", url: url)))
     }
@@ -190,9 +190,9 @@ public struct PixivClient: Sendable {
         return PixivErrorBody(json: response.body).map(PixivError.isOAuthFailure) ?? false
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
+    private func decode<T: PixivJSONReadable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: response.body)
+            return try PixivJSON.decode(type, from: response.body)
         } catch {
             throw PixivError.undecodable(response, what: "\(T.self)", underlying: error)
         }

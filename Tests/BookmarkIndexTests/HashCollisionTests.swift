@@ -1,4 +1,5 @@
 @testable import BookmarkIndex
+import BookmarkJSON
 import Testing
 
 /// Values whose XXH64 agree in the top 32 bits (what a HashIndex slot keeps) and in the low 4
@@ -27,8 +28,8 @@ struct HashCollisionTests {
         a.withUnsafeBytes { cache.remember("t260247", for: $0) }
         #expect(b.withUnsafeBytes { cache.string(for: $0) } == nil)
         let ja = Array(#"["t452971"]"#.utf8), jb = Array(#"["t509727"]"#.utf8)
-        ja.withUnsafeBytes { cache.remember(ArtworkTag(name: "t452971"), for: $0) }
-        #expect(jb.withUnsafeBytes { cache.tag(for: $0) } == nil)
+        ja.withUnsafeBytes { cache.remember(["t452971"], forArray: $0) }
+        #expect(jb.withUnsafeBytes { cache.strings(forArray: $0) } == nil)
     }
 
     /// Through the codec: a line with both colliding tags reads both.

@@ -1,4 +1,5 @@
 @testable import BookmarkIndex
+import BookmarkJSON
 import Testing
 
 /// The open-addressing table the tag table and the decoding cache find positions with.

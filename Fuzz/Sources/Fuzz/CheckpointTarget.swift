@@ -53,11 +53,11 @@ struct CheckpointTarget: FuzzTarget {
         for section in 0..<sectionCount {
             let size = load(Int64.self, at: tableOffset + 8 * section)
             guard size >= 0, size <= Int64(bytes.count - position) else { break }
-            let hash = bytes.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[position..<position + Int(size)])) }
+            let hash = bytes.withUnsafeBytes { IndexCheckpoint.checksum(UnsafeRawBufferPointer(rebasing: $0[position..<position + Int(size)])) }
             store(hash, at: tableOffset + 8 * sectionCount + 8 * section)
             position += Int(size)
         }
-        let headerHash = bytes.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[0..<headerEnd - 8])) }
+        let headerHash = bytes.withUnsafeBytes { IndexCheckpoint.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<headerEnd - 8])) }
         store(headerHash, at: headerEnd - 8)
         return bytes
     }

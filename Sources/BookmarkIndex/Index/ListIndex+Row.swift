@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 extension ListIndex {

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// A dense number standing for one interned tag name.

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// The checkpoint: the in-memory index of a journal's first lines, written whole so that

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// The journal's purpose-built encoder and decoder: the lines of DocC's "Journal format"

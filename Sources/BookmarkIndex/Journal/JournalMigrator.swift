@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// Reads an older journal's batches through the migration plan's steps: each change record,

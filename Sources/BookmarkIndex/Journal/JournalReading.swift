@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// What reading a journal directory found, before anything is repaired: the one reading that

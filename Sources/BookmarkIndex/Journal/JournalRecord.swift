@@ -1,3 +1,4 @@
+import BookmarkJSON
 /// One kind of journal record, a JSON object, described once for writing and reading alike.
 ///
 /// A record's ``describe(_:)`` lists its members in the order they are written, each with its

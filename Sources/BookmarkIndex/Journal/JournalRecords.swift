@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// The journal's records, each described once (see ``JournalRecord``): what DocC's "Journal
@@ -189,14 +190,9 @@ struct JournalTagCoding: JournalValueCoding {
     /// With a cache (as when the journal's blocks are decoded), a tag seen before in the same
     /// block comes from it, its bytes compared instead of read again.
     func read(_ reader: inout JSONReader) throws -> ArtworkTag {
-        try reader.readCachedTag(readArray)
-    }
-
-    private func readArray(_ reader: inout JSONReader) throws -> ArtworkTag {
         let start = reader.position
         var name: String?, translation: String?, count = 0
-        try reader.readArray { reader in
-            let part = try reader.readNullIfPresent() ? nil : try reader.readCachedString()
+        try reader.readCachedStringArray { part in
             if count == 0 { name = part } else { translation = part }
             count += 1
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import BookmarkJSON
 import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 // Compaction in the background: the new file is written beside the journal while appends go

@@ -1,3 +1,4 @@
+import BookmarkJSON
 /// A JSON value: how a migration step sees a journal record of an older schema.
 ///
 /// Numbers keep their text, so no integer loses precision on the way through.

@@ -1,3 +1,4 @@
+import BookmarkJSON
 // The journal's writer: the open file and its lock, one batch appended at a time (cut back
 // when a write or fsync fails), and the closing of both.
 

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// Writes a journal whole — at open (a fresh journal, a migration, a salvage), by compaction

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// Data the index stores for another module without reading it: a version and one JSON value,

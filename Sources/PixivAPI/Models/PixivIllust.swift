@@ -145,7 +145,7 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
 
     /// The reason of the first placeholder among `imageURLs`; else `.unknown` for a work Pixiv
     /// marks invisible, `nil` for one it marks visible.
-    private static func invisibleReason(isVisible: Bool, userID: Int, imageURLs: [String]) -> InvisibleReason? {
+    static func invisibleReason(isVisible: Bool, userID: Int, imageURLs: [String]) -> InvisibleReason? {
         for url in imageURLs {
             if let reason = InvisibleReason(placeholderURL: url, userID: userID) { return reason }
         }

@@ -127,7 +127,7 @@ public struct UserDetail: Sendable, Hashable, Decodable {
 }
 
 /// `{"bookmark_detail":{…}}`.
-struct BookmarkDetailEnvelope: Decodable {
+struct BookmarkDetailEnvelope: Decodable, Equatable {
     var bookmark_detail: BookmarkDetail
 }
 
@@ -135,9 +135,15 @@ struct BookmarkDetailEnvelope: Decodable {
 /// absolute http(s) URL.
 func decodeNextURL<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, forKey key: Key) throws -> URL? {
     guard let text = try container.decodeIfPresent(String.self, forKey: key), !text.isEmpty else { return nil }
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-          url.host != nil else {
+    guard let url = nextURL(text) else {
         throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "next_url is not an absolute http(s) URL: \(text.prefix(200))")
     }
+    return url
+}
+
+/// The URL a non-empty `next_url` names, when it is an absolute http(s) URL; `nil` otherwise.
+func nextURL(_ text: String) -> URL? {
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+          url.host != nil else { return nil }
     return url
 }

@@ -1,4 +1,5 @@
 @testable import BookmarkIndex
+import BookmarkJSON
 import Foundation
 import Testing
 
@@ -80,13 +81,13 @@ struct DecodingCacheTests {
     @Test func rememberedValuesComeBackOnlyForTheirOwnBytes() {
         var cache = DecodingCache()
         let json = Array(#"["a","b"]"#.utf8), prefix = Array(#"["a"]"#.utf8)
-        json.withUnsafeBytes { cache.remember(ArtworkTag(name: "a", translatedName: "b"), for: $0) }
-        #expect(json.withUnsafeBytes { cache.tag(for: $0) } == ArtworkTag(name: "a", translatedName: "b"))
-        #expect(prefix.withUnsafeBytes { cache.tag(for: $0) } == nil)
+        json.withUnsafeBytes { cache.remember(["a", "b"], forArray: $0) }
+        #expect(json.withUnsafeBytes { cache.strings(forArray: $0) }.map(Array.init) == ["a", "b"])
+        #expect(prefix.withUnsafeBytes { cache.strings(forArray: $0) } == nil)
         let utf8 = Array("名前".utf8)
         utf8.withUnsafeBytes { cache.remember("名前", for: $0) }
         #expect(utf8.withUnsafeBytes { cache.string(for: $0) } == "名前")
         #expect(Array("名".utf8).withUnsafeBytes { cache.string(for: $0) } == nil)
-        #expect(json.withUnsafeBytes { cache.string(for: $0) } == nil, "strings and tags are kept apart")
+        #expect(json.withUnsafeBytes { cache.string(for: $0) } == nil, "strings and arrays are kept apart")
     }
 }

@@ -1,4 +1,5 @@
 @_spi(Testing) @testable import BookmarkIndex
+import BookmarkJSON
 @_spi(Testing) import BookmarkIndexTesting
 import Foundation
 import Synchronization

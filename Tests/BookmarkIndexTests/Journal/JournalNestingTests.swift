@@ -1,4 +1,5 @@
 @_spi(Testing) @testable import BookmarkIndex
+import BookmarkJSON
 import BookmarkIndexTesting
 import Foundation
 import Testing

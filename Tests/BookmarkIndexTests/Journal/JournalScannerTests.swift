@@ -1,4 +1,5 @@
 @_spi(Testing) @testable import BookmarkIndex
+import BookmarkJSON
 import Foundation
 import Testing
 

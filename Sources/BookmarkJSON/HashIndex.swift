@@ -9,20 +9,20 @@
 ///
 /// Open addressing with linear probing, at most half full. Each slot holds a position and the
 /// top 32 bits of its hash, so a probe calls the comparison only when those agree.
-struct HashIndex: Sendable {
+package struct HashIndex: Sendable {
     /// 0 when empty, else the hash's top 32 bits above `position + 1`.
-    private var slots: [UInt64] = Array(repeating: 0, count: 16)
+    package private(set) var slots: [UInt64] = Array(repeating: 0, count: 16)
     /// The full hash of each position: what growing rehashes.
-    private var hashes: [UInt64] = []
+    package private(set) var hashes: [UInt64] = []
+
+    /// An empty table.
+    package init() {}
 
     /// The positions inserted: `0..<count`.
-    var count: Int { hashes.count }
-
-    /// The heap bytes of the table's buffers. O(1).
-    var residentBytes: Int { ResidentBytes.of(slots) + ResidentBytes.of(hashes) }
+    package var count: Int { hashes.count }
 
     /// The position inserted with `hash` for which `matches` is true, if any.
-    func find(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
+    package func find(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
         let mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash) & mask
         let tag = hash >> 32
@@ -40,7 +40,7 @@ struct HashIndex: Sendable {
     /// Inserts the next position, ``count``, under `hash`, and returns it. The caller has
     /// checked with ``find(_:where:)`` that no equal value is there.
     @discardableResult
-    mutating func insert(_ hash: UInt64) -> Int {
+    package mutating func insert(_ hash: UInt64) -> Int {
         let position = hashes.count
         precondition(position < Int(UInt32.max), "a HashIndex holds fewer than 2^32 - 1 positions")
         hashes.append(hash)

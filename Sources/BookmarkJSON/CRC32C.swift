@@ -1,7 +1,7 @@
 /// CRC-32C (Castagnoli), the checksum of every journal line.
 ///
 /// Slicing-by-8: eight 256-entry tables, one flat array, eight bytes per step.
-enum CRC32C {
+package enum CRC32C {
     private static let table: [UInt32] = {
         var table = [UInt32](repeating: 0, count: 8 * 256)
         for index in 0..<256 {
@@ -21,7 +21,7 @@ enum CRC32C {
     }()
 
     /// Continues a checksum over `bytes`; start with `crc` 0.
-    static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func update(_ crc: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc = ~crc
         table.withUnsafeBufferPointer { t in
             var index = 0
@@ -44,7 +44,7 @@ enum CRC32C {
     }
 
     /// The checksum of `bytes`.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         update(0, bytes)
     }
 }

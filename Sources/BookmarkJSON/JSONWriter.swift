@@ -4,21 +4,21 @@ import Foundation
 ///
 /// Strings are escaped as JSON requires (quote, backslash, control characters) and otherwise
 /// written as UTF-8, so CJK and emoji stay readable in the file.
-struct JSONWriter {
-    var bytes: [UInt8] = []
+package struct JSONWriter {
+    package var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func raw(_ literal: StaticString) {
+    package mutating func raw(_ literal: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// `"key":` (`,"key":` after a comma) for an ASCII `key` that needs no escaping, in one
     /// append: members' keys are most of what a record writes.
     @inline(__always)
-    mutating func key(_ key: StaticString, afterComma: Bool) {
+    package mutating func key(_ key: StaticString, afterComma: Bool) {
         let count = key.utf8CodeUnitCount
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 4) { buffer in
             var index = 0
@@ -35,11 +35,11 @@ struct JSONWriter {
         }
     }
 
-    mutating func byte(_ byte: UInt8) {
+    package mutating func byte(_ byte: UInt8) {
         bytes.append(byte)
     }
 
-    mutating func string(_ string: String) {
+    package mutating func string(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
@@ -48,7 +48,7 @@ struct JSONWriter {
             let words = UnsafeRawBufferPointer(utf8)
             while index < utf8.count {
                 // Eight bytes at a time while none needs escaping (most of any title or tag).
-                if utf8.count - index >= 8, !Self.needsEscape(words.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                if utf8.count - index >= 8, !needsEscape(words.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
                     index += 8
                     continue
                 }
@@ -77,30 +77,27 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// Whether any of the eight bytes in `word` is a control character, a quote or a
-    /// backslash (bit tricks: each test flags a byte's high bit; bytes of 0x80 and above, the
-    /// rest of a UTF-8 sequence, are never flagged).
-    @inline(__always)
-    private static func needsEscape(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let control = (word &- ones &* 0x20) & ~word & highs
-        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-        let quotes = (quote &- ones) & ~quote & highs
-        let backslashes = (backslash &- ones) & ~backslash & highs
-        return (control | quotes | backslashes) != 0
-    }
-
-    mutating func optionalString(_ string: String?) {
+    package mutating func optionalString(_ string: String?) {
         if let string { self.string(string) } else { raw("null") }
     }
 
-    mutating func int<Integer: BinaryInteger>(_ value: Integer) {
-        if value == 0 {
+    /// Writes an integer: one function, not a generic one, since a generic function is not
+    /// specialized across modules and the journal writes several integers per bookmark.
+    package mutating func int(_ value: Int) {
+        digits(of: UInt64(value.magnitude), negative: value < 0)
+    }
+
+    package mutating func int(_ value: Int64) {
+        digits(of: value.magnitude, negative: value < 0)
+    }
+
+    private mutating func digits(of magnitude: UInt64, negative: Bool) {
+        if magnitude == 0 {
             bytes.append(UInt8(ascii: "0"))
             return
         }
-        var magnitude = value.magnitude
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = magnitude
+        if negative { bytes.append(UInt8(ascii: "-")) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
@@ -114,7 +111,7 @@ struct JSONWriter {
     }
 
     /// Writes a finite double so that reading it back gives the same value.
-    mutating func double(_ value: Double) {
+    package mutating func double(_ value: Double) {
         precondition(value.isFinite, "JSON has no infinities or NaNs")
         if value == value.rounded(), abs(value) < 1e15 {
             int(Int64(value))
@@ -123,9 +120,9 @@ struct JSONWriter {
         }
     }
 
-    mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
 
-    static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    package static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -4,7 +4,7 @@
 /// 1.5 GB/s; the checkpoint is tens of megabytes read at every open, and XXH64's four independent
 /// 64-bit lanes run several times faster while still catching any corruption a cache file can
 /// suffer. Written from the algorithm's specification; checked against its published vectors.
-enum XXH64 {
+package enum XXH64 {
     private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -22,7 +22,7 @@ enum XXH64 {
     }
 
     /// The hash of `bytes` with `seed`.
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return finish(seed &+ prime5) }
         var index = 0

@@ -8,21 +8,21 @@ import Foundation
 /// UTF-8, lone surrogates, trailing garbage, and arrays and objects nested deeper than
 /// ``maximumDepth`` (every reader of nested values recurses, so a line of a hundred thousand
 /// `[` would otherwise overflow the reading thread's stack).
-struct JSONReader {
+package struct JSONReader {
     /// How deep arrays and objects may nest: far above any record the library writes (a sync
     /// record nests four levels), far below what a thread's stack holds.
-    static let maximumDepth = 128
+    package static let maximumDepth = 128
 
-    let bytes: UnsafeRawBufferPointer
-    private(set) var position: Int
+    package let bytes: UnsafeRawBufferPointer
+    package internal(set) var position: Int
     /// The arrays and objects the reader is inside, and how many it allows.
     private var depth = 0
     private let depthLimit: Int
     /// Where ``readCachedString()`` (and a reader of values that repeat, such as tags) finds
     /// what it has made before.
-    private(set) var cache: DecodingCache?
+    package private(set) var cache: DecodingCache?
 
-    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, cache: DecodingCache? = nil, maximumDepth: Int = JSONReader.maximumDepth) {
+    package init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, cache: DecodingCache? = nil, maximumDepth: Int = JSONReader.maximumDepth) {
         self.bytes = bytes
         self.position = position
         self.cache = cache
@@ -31,11 +31,11 @@ struct JSONReader {
 
     // MARK: Structure
 
-    func error(_ message: String, at offset: Int? = nil) -> JSONReadError {
+    package func error(_ message: String, at offset: Int? = nil) -> JSONReadError {
         JSONReadError(offset: offset ?? position, message: message)
     }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -45,30 +45,31 @@ struct JSONReader {
     }
 
     /// The next non-whitespace byte, not consumed; `nil` at the end.
-    mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         skipWhitespace()
         return position < bytes.count ? bytes[position] : nil
     }
 
-    mutating func expect(_ byte: UInt8) throws {
+    package mutating func expect(_ byte: UInt8) throws {
         guard peek() == byte else {
             throw error("expected '\(Character(Unicode.Scalar(byte)))'\(found)")
         }
         position += 1
     }
 
-    private var found: String {
+    /// What the reader found instead, for the end of an error's message.
+    var found: String {
         position < bytes.count ? " but found '\(Character(Unicode.Scalar(bytes[position])))'" : " but the line ended"
     }
 
     /// Requires that nothing but whitespace is left.
-    mutating func expectEnd() throws {
+    package mutating func expectEnd() throws {
         if peek() != nil { throw error("unexpected text after the record") }
     }
 
     /// Reads an object, calling `field` with each key (as raw bytes of the line, or of a
     /// decoded copy when the key has escapes) with the reader positioned at the value.
-    mutating func readObject(_ field: (inout JSONReader, UnsafeRawBufferPointer) throws -> Void) throws {
+    package mutating func readObject(_ field: (inout JSONReader, UnsafeRawBufferPointer) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         try enterNesting()
         defer { depth -= 1 }
@@ -96,7 +97,7 @@ struct JSONReader {
     }
 
     /// Reads an array, calling `element` with the reader positioned at each element.
-    mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
+    package mutating func readArray(_ element: (inout JSONReader) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         try enterNesting()
         defer { depth -= 1 }
@@ -122,11 +123,11 @@ struct JSONReader {
     }
 
     /// Skips one value of any kind, checking that it is well formed.
-    mutating func skipValue() throws {
+    package mutating func skipValue() throws {
         switch peek() {
         case UInt8(ascii: "{"): try readObject { reader, _ in try reader.skipValue() }
         case UInt8(ascii: "["): try readArray { try $0.skipValue() }
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"): try readNull()
         default: _ = try readNumberText()
@@ -148,6 +149,11 @@ struct JSONReader {
     private func plainStringEnd(from start: Int) -> Int? {
         var index = start
         while index < bytes.count {
+            // Eight bytes at a time while none is a quote, a backslash or a control character.
+            if bytes.count - index >= 8, !needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { return index }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
@@ -172,7 +178,7 @@ struct JSONReader {
         return nil
     }
 
-    mutating func readString() throws -> String {
+    package mutating func readString() throws -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string\(found)") }
         let start = position + 1
         if let end = scanPlainString() {
@@ -181,9 +187,22 @@ struct JSONReader {
         return try readEscapedString()
     }
 
+    /// Skips a string, checking it as ``readString()`` does, without making it (unless it has
+    /// escapes): the fields a reader does not know cost no allocation.
+    private mutating func skipString() throws {
+        let start = position + 1
+        guard let end = scanPlainString() else {
+            _ = try readEscapedString()
+            return
+        }
+        guard isValidUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else {
+            throw error("the string is not valid UTF-8", at: start)
+        }
+    }
+
     /// Reads a string that is likely to repeat (a tag, an artist's name): a string seen before
     /// comes from the cache, without a new allocation or a second validation.
-    mutating func readCachedString() throws -> String {
+    package mutating func readCachedString() throws -> String {
         guard cache != nil, peek() == UInt8(ascii: "\"") else { return try readString() }
         let start = position + 1
         guard let end = scanPlainString() else { return try readEscapedString() }
@@ -194,17 +213,23 @@ struct JSONReader {
         return string
     }
 
-    /// Reads a tag, which is likely to repeat: one written in the same bytes before
-    /// comes from the cache; any other is read by `read` and remembered.
-    mutating func readCachedTag(_ read: (inout JSONReader) throws -> ArtworkTag) throws -> ArtworkTag {
-        guard cache != nil, let json = compactStringArray() else { return try read(&self) }
-        if let known = cache?.tag(for: json) {
-            position += json.count
-            return known
+    /// Reads an array of strings and `null`s that is likely to repeat (a tag: its name and its
+    /// translation), calling `element` with each in order: an array written in the same bytes
+    /// before comes from the cache, its strings neither read, validated nor allocated again.
+    package mutating func readCachedStringArray(_ element: (String?) throws -> Void) throws {
+        guard cache != nil, let json = compactStringArray() else {
+            return try readArray { reader in try element(reader.readNullIfPresent() ? nil : reader.readCachedString()) }
         }
-        let tag = try read(&self)
-        cache?.remember(tag, for: json)
-        return tag
+        if let known = cache?.strings(forArray: json) {
+            position += json.count
+            for string in known { try element(string) }
+            return
+        }
+        // A compact array holds strings only; remembered once every one of them has read.
+        var strings: [String] = []
+        try readArray { reader in strings.append(try reader.readCachedString()) }
+        cache?.remember(strings, forArray: json)
+        for string in strings { try element(string) }
     }
 
     private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws -> String {
@@ -212,7 +237,7 @@ struct JSONReader {
         return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
-    mutating func readOptionalString() throws -> String? {
+    package mutating func readOptionalString() throws -> String? {
         if peek() == UInt8(ascii: "n") {
             try readNull()
             return nil
@@ -288,18 +313,18 @@ struct JSONReader {
         return value
     }
 
-    mutating func readBool() throws -> Bool {
+    package mutating func readBool() throws -> Bool {
         if try consumeLiteral("true") { return true }
         if try consumeLiteral("false") { return false }
         throw error("expected true or false\(found)")
     }
 
-    mutating func readNull() throws {
+    package mutating func readNull() throws {
         guard try consumeLiteral("null") else { throw error("expected null\(found)") }
     }
 
     /// Whether the next value is `null`; consumes it if so.
-    mutating func readNullIfPresent() throws -> Bool {
+    package mutating func readNullIfPresent() throws -> Bool {
         peek() == UInt8(ascii: "n") ? try consumeLiteral("null") : false
     }
 
@@ -310,90 +335,5 @@ struct JSONReader {
         for index in 0..<count where bytes[position + index] != literal.utf8Start[index] { return false }
         position += count
         return true
-    }
-
-    /// Reads an integer; a number with a fraction or exponent is rejected.
-    mutating func readInt() throws -> Int {
-        skipWhitespace()
-        let start = position
-        var negative = false
-        if position < bytes.count && bytes[position] == UInt8(ascii: "-") {
-            negative = true
-            position += 1
-        }
-        // A negative number is accumulated below zero, so that `Int.min`, whose magnitude has
-        // no positive `Int`, reads as the writer wrote it.
-        var value = 0
-        var digits = 0
-        while position < bytes.count, case let byte = bytes[position], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-            let digit = Int(byte - UInt8(ascii: "0"))
-            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
-            guard !overflow1 && !overflow2 else { throw error("the integer is too large", at: start) }
-            value = next
-            digits += 1
-            position += 1
-        }
-        guard digits > 0 else { throw error("expected an integer\(found)", at: start) }
-        guard digits == 1 || bytes[position - digits] != UInt8(ascii: "0") else {
-            throw error("expected a number: JSON numbers have no leading zeros", at: start)
-        }
-        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
-            throw error("expected an integer, found a fraction", at: start)
-        }
-        return value
-    }
-
-    mutating func readDouble() throws -> Double {
-        skipWhitespace()
-        let start = position
-        // Most numbers the journal writes are whole: read those without making a string.
-        var index = position
-        if index < bytes.count && bytes[index] == UInt8(ascii: "-") { index += 1 }
-        var whole: Int64 = 0
-        let digitsStart = index
-        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"), index - digitsStart < 15 {
-            whole = whole * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
-            index += 1
-        }
-        let digits = index - digitsStart
-        let next = index < bytes.count ? bytes[index] : 0
-        if digits > 0, digits < 15, !(digits > 1 && bytes[digitsStart] == UInt8(ascii: "0")),
-           next != UInt8(ascii: "."), next != UInt8(ascii: "e"), next != UInt8(ascii: "E"),
-           !(next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9")) {
-            position = index
-            return digitsStart > start ? -Double(whole) : Double(whole)
-        }
-        let text = try readNumberText()
-        // A number too large for a Double (1e999) would read as infinity, which the writer can
-        // never write back: refused like any other value that is not one.
-        guard let value = Double(text), value.isFinite else { throw error("'\(text)' is not a finite number", at: start) }
-        return value
-    }
-
-    /// Reads a number's text, checking it against JSON's number grammar.
-    mutating func readNumberText() throws -> String {
-        skipWhitespace()
-        let start = position
-        func digits() -> Int {
-            let from = position
-            while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") { position += 1 }
-            return position - from
-        }
-        if position < bytes.count && bytes[position] == UInt8(ascii: "-") { position += 1 }
-        let intDigits = digits()
-        guard intDigits > 0, !(intDigits > 1 && bytes[position - intDigits] == UInt8(ascii: "0")) else {
-            throw error("expected a number", at: start)
-        }
-        if position < bytes.count && bytes[position] == UInt8(ascii: ".") {
-            position += 1
-            guard digits() > 0 else { throw error("a number's fraction needs digits", at: start) }
-        }
-        if position < bytes.count && (bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")) {
-            position += 1
-            if position < bytes.count && (bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")) { position += 1 }
-            guard digits() > 0 else { throw error("a number's exponent needs digits", at: start) }
-        }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
     }
 }

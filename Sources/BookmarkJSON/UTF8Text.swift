@@ -5,14 +5,14 @@ import Foundation
 
 extension UnsafeRawBufferPointer {
     /// Whether these bytes spell `literal`.
-    func equals(_ literal: StaticString) -> Bool {
+    package func equals(_ literal: StaticString) -> Bool {
         count == literal.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0)
     }
 }
 
 /// Whether `bytes` are well-formed UTF-8: no stray continuation bytes, overlong forms,
 /// surrogates or code points above U+10FFFF.
-func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     var index = 0
     let count = bytes.count
     while index < count {
@@ -58,8 +58,22 @@ func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     return true
 }
 
+/// Whether any of the eight bytes in `word` is a control character, a quote or a backslash:
+/// what a JSON string must escape, and what ends a reader's scan of one (bit tricks: each test
+/// flags a byte's high bit; bytes of 0x80 and above, the rest of a UTF-8 sequence, are never
+/// flagged).
+@inline(__always)
+func needsEscape(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    let control = (word &- ones &* 0x20) & ~word & highs
+    let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+    let quotes = (quote &- ones) & ~quote & highs
+    let backslashes = (backslash &- ones) & ~backslash & highs
+    return (control | quotes | backslashes) != 0
+}
+
 /// The value of an ASCII hex digit, either case; `nil` for any other byte.
-func hexDigitValue(_ byte: UInt8) -> UInt32? {
+package func hexDigitValue(_ byte: UInt8) -> UInt32? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
     case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
@@ -72,7 +86,8 @@ extension String {
     /// Calls `body` with the string's UTF-8 bytes, without copying them when the string is
     /// stored as UTF-8 (as every string this package makes is; a small string, 15 bytes or
     /// fewer, is copied to the stack).
-    func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    @inlinable
+    package func withUTF8Bytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         if let result = try utf8.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
             return result
         }
@@ -82,12 +97,12 @@ extension String {
 
     /// Whether the two strings have the same UTF-8 bytes (not merely equal: `==` also equates
     /// different normalizations of the same text).
-    func hasSameUTF8(as other: String) -> Bool {
+    package func hasSameUTF8(as other: String) -> Bool {
         withUTF8Bytes { bytes in other.withUTF8Bytes { bytesEqual(bytes, $0) } }
     }
 }
 
 /// Whether two byte buffers hold the same bytes.
-func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+package func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }
