@@ -1,4 +1,5 @@
 @testable import BookmarkIndex
+import BookmarkJSON
 import BookmarkIndexTesting
 import Foundation
 import Testing
