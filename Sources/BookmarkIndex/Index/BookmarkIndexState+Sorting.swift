@@ -11,9 +11,13 @@ extension BookmarkIndexState {
     /// the last sync that saw each work.
     ///
     /// In ``BookmarkSort/bookmarkOrder`` this is ``bookmarks(in:matching:after:limit:)``.
-    /// Otherwise every match is tested against the cursor and the first `limit` kept:
-    /// O(m log limit) for m matches, found as ``count(in:matching:)`` finds them; a row's key is
-    /// read in place, and most rows are turned down by one comparison with the last kept.
+    /// Otherwise a filter without tags or text first reads the few hundred rows the index keeps
+    /// at the top of each sort, from the cursor down, and stops once it has `limit` matches:
+    /// the first pages cost about what they return. When those rows hold too few (a deep page, a
+    /// filter most leading rows fail), and for filters with tags or text, every match is tested
+    /// against the cursor and the first `limit` kept: O(m log limit) for m matches, found as
+    /// ``count(in:matching:)`` finds them; a row's key is read in place, and most rows are
+    /// turned down by one comparison with the last kept.
     ///
     /// - Precondition: `cursor` was read in `sort` (its ``BookmarkCursor/sort``); a cursor of
     ///   another order names no place in this one.
@@ -79,6 +83,10 @@ extension BookmarkIndexState {
     /// first). Most rows are turned down by one comparison with the last kept.
     private func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
         let list = plan.list
+        if !above, let limit, plan.candidates == nil, let leaders = list.leaders.leaders(of: sort),
+           let found = first(limit + 1, of: leaders, below: bound, matching: plan) {
+            return (Array(found.prefix(limit)), found.count > limit)
+        }
         let readsRows = plan.readsRows
         // One row more than asked says whether there are more; kept largest rank first.
         let wanted = limit.map { $0 + 1 }
@@ -118,5 +126,26 @@ extension BookmarkIndexState {
         }
         let count = limit.map { min($0, kept.count) } ?? kept.count
         return (kept.prefix(count).map(\.slot), kept.count > count)
+    }
+
+    /// The slots of the first `wanted` matches of `plan` below `bound`, from `leaders`: `nil`
+    /// when the set holds fewer and rows outside it could be next. Reads the set from the
+    /// bound down and stops once it has them.
+    private func first(_ wanted: Int, of leaders: SortLeaders.Leaders, below bound: SortRank?, matching plan: QueryPlan) -> [Int32]? {
+        var found: [Int32] = []
+        let readsRows = plan.readsRows
+        plan.list.slots.withUnsafeBufferPointer { rows in
+            for entry in leaders.entries[leaders.start(below: bound)...] where plan.admits(entry.slot) {
+                if readsRows {
+                    #if DEBUG
+                    QueryReads.current?.readRow()
+                    #endif
+                    guard plan.matchesRow(rows[Int(entry.slot)], slot: entry.slot) else { continue }
+                }
+                found.append(entry.slot)
+                if found.count == wanted { return }
+            }
+        }
+        return found.count == wanted || leaders.floor == nil ? found : nil
     }
 }

@@ -20,6 +20,12 @@ public struct BookmarkIndexState: Sendable {
     /// An empty index.
     public init() {}
 
+    /// An empty index whose lists choose their sort leaders with `sortLeaderCapacity` rows
+    /// (see ``SortLeaders``): for tests that drive the sets through every state with few rows.
+    init(sortLeaderCapacity: Int) {
+        lists = [ListIndex(leaderCapacity: sortLeaderCapacity), ListIndex(leaderCapacity: sortLeaderCapacity)]
+    }
+
     /// Applies `changes` in order. An upsert of a placeholder keeps what the index knew of the
     /// work (see ``BookmarkChange/upsert(_:)``), whatever wrote it.
     ///

@@ -27,17 +27,39 @@ extension ListIndex {
     }
 
     /// The row as a caller sees it, with `tags` (the table's refs) put back.
+    ///
+    /// What every query pays per row returned, so it reads the text arena once, gives Pixiv's
+    /// three kinds their shared values without decoding them, and fills the tags in place.
     func bookmark(_ row: Row, restrict: Restrict, tags refs: [ArtworkTag]) -> IndexedBookmark {
-        var offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength)
-        let thumbnail = row.hasThumbnail ? string(at: offset, length: row.thumbnailLength) : nil
-        offset += Int(row.thumbnailLength)
+        let (title, artistName, thumbnail, type) = text.withUnsafeBufferPointer { text in
+            var offset = row.textStart
+            func next(_ length: UInt32) -> UnsafeBufferPointer<UInt8> {
+                defer { offset += Int(length) }
+                return UnsafeBufferPointer(rebasing: text[offset..<offset + Int(length)])
+            }
+            let title = String(decoding: next(row.titleLength), as: UTF8.self)
+            let artistName = String(decoding: next(row.artistNameLength), as: UTF8.self)
+            let thumbnailBytes = next(row.thumbnailLength)
+            let thumbnail = row.hasThumbnail ? String(decoding: thumbnailBytes, as: UTF8.self) : nil
+            return (title, artistName, thumbnail, IllustType(utf8: next(row.typeLength)))
+        }
+        let tags = tagRefs.withUnsafeBufferPointer { tagRefs in
+            refs.withUnsafeBufferPointer { refs in
+                Array(unsafeUninitializedCapacity: Int(row.tagCount)) { buffer, count in
+                    for (index, ref) in tagRefs[row.tagRange].enumerated() {
+                        (buffer.baseAddress! + index).initialize(to: refs[Int(ref)])
+                    }
+                    count = Int(row.tagCount)
+                }
+            }
+        }
         let illust = BookmarkedIllustSnapshot(
             id: row.illustID,
-            title: title(of: row),
-            type: IllustType(rawValue: string(at: offset, length: row.typeLength)),
+            title: title,
+            type: type,
             artistID: row.artistID,
-            artistName: artistName(of: row),
-            tags: tagRefs[row.tagRange].map { refs[Int($0)] },
+            artistName: artistName,
+            tags: tags,
             thumbnailURL: thumbnail,
             pageCount: row.pageCount,
             width: row.width,
@@ -61,5 +83,16 @@ extension ListIndex {
 
     private func string(at offset: Int, length: UInt32) -> String {
         text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<offset + Int(length)]), as: UTF8.self) }
+    }
+}
+
+extension IllustType {
+    /// The kind whose raw value is `bytes`, as UTF-8: Pixiv's three without decoding.
+    fileprivate init(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        for known in [IllustType.illust, .manga, .ugoira] where bytes.elementsEqual(known.rawValue.utf8) {
+            self = known
+            return
+        }
+        self.init(rawValue: String(decoding: bytes, as: UTF8.self))
     }
 }

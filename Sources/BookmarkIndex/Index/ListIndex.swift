@@ -44,6 +44,8 @@ struct ListIndex: Sendable {
     /// The rows' attributes and artists in narrow columns, for filters, facets and sorts.
     /// Derived from the rows, not stored in a checkpoint.
     private(set) var columns = FacetColumns()
+    /// The rows that lead each sort; see ``SortLeaders``.
+    private(set) var leaders = SortLeaders()
 
     var count: Int { slotByIllust.count }
     /// Rows of works that vanished from Pixiv.
@@ -144,6 +146,7 @@ struct ListIndex: Sendable {
             }
             if !row.isVisible && !vanishedAsBefore { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
             slots[Int(slot)] = row
+            leaders.replace(old, with: row, at: slot)
             columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
             return
         }
@@ -160,6 +163,7 @@ struct ListIndex: Sendable {
         tagRefs.append(contentsOf: tags)
         row.orderStamp = order.insert(order: row.serverOrder, slot: slot)
         slots[Int(slot)] = row
+        leaders.replace(nil, with: row, at: slot)
         columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
         slotByIllust[illust.id] = slot
         indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
@@ -182,6 +186,7 @@ struct ListIndex: Sendable {
         if old.serverOrder != row.serverOrder { row.orderStamp = order.insert(order: row.serverOrder, slot: slot) }
         if old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: 1) }
         slots[Int(slot)] = row
+        leaders.replace(old, with: row, at: slot)
         columns.update(row, at: slot)
     }
 
@@ -193,16 +198,19 @@ struct ListIndex: Sendable {
         garbageText += old.textLength
         garbageTags += Int(old.tagCount)
         slots[Int(slot)].flags = 0
+        leaders.replace(old, with: nil, at: slot)
         columns.clear(slot)
         freeSlots.append(slot)
     }
 
     mutating func removeAll() {
-        self = ListIndex()
+        self = ListIndex(leaderCapacity: leaders.capacity)
     }
 
-    /// An empty list.
-    init() {}
+    /// An empty list; its sort leader sets are chosen with `leaderCapacity` rows.
+    init(leaderCapacity: Int = 256) {
+        leaders = SortLeaders(capacity: leaderCapacity)
+    }
 
     /// The list of `parts` and what is derived from them, as they are: what
     /// ``init(parts:rows:tagIndex:)`` builds once it has checked them.
@@ -221,6 +229,7 @@ struct ListIndex: Sendable {
         self.refCounts = tagIndex.refCounts
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
         self.columns = rows.columns
+        self.leaders = SortLeaders(rows: parts.slots)
         columns.fillTypes(of: self)
     }
 
@@ -235,6 +244,7 @@ struct ListIndex: Sendable {
         } tieBreak: { entry in
             slots[Int(entry.slot)].illustID
         }
+        leaders.refresh(rows: slots)
         if garbageText > 4096 && garbageText > text.count / 2 { packText() }
         if garbageTags > 1024 && garbageTags > tagRefs.count / 2 { packTags() }
     }

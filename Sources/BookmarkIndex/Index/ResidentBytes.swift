@@ -55,6 +55,6 @@ extension ListIndex {
             + ResidentBytes.of(text) + ResidentBytes.of(tagRefs)
             + ResidentBytes.of(tagCounts) + ResidentBytes.of(vanishedTagCounts) + ResidentBytes.of(vanishedSlots.slots)
             + postingsBytes + ResidentBytes.of(refCounts)
-            + order.residentBytes + textSearch.residentBytes + columns.residentBytes
+            + order.residentBytes + textSearch.residentBytes + columns.residentBytes + leaders.residentBytes
     }
 }
