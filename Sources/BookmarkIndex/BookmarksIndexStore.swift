@@ -64,6 +64,16 @@ public actor BookmarksIndexStore {
         try await writing { try await self.write(changes) }
     }
 
+    /// Makes `batches` durable in one call to the storage, then applies them in order, as one
+    /// write: what an import or a migration writes, many batches at one hand-over to the
+    /// storage's threads rather than one each (``BookmarkStorage/append(contentsOf:)``). Empty
+    /// batches are skipped; observers see one change for them all.
+    ///
+    /// - Throws: as ``apply(_:)``; when it throws, none of the batches is stored or applied.
+    public func apply(contentsOf batches: [[BookmarkChange]]) async throws {
+        try await writing { try await self.write(batches: batches) }
+    }
+
     /// Reads the index, decides what to write and writes it, in one turn of the store: no other
     /// write comes between the read `decide` sees and the batch it returns.
     ///
@@ -186,12 +196,26 @@ public actor BookmarksIndexStore {
         guard !changes.isEmpty else { return }
         try BookmarkChange.validate(changes)
         try await storage.append(changes)
+        applyWritten(changes)
+        await compactIfDue()
+    }
+
+    private func write(batches: [[BookmarkChange]]) async throws {
+        let batches = batches.filter { !$0.isEmpty }
+        guard !batches.isEmpty else { return }
+        for changes in batches { try BookmarkChange.validate(changes) }
+        try await storage.append(contentsOf: batches)
+        applyWritten(batches.flatMap(\.self))
+        await compactIfDue()
+    }
+
+    /// Applies changes the storage has made durable, and tells the observers.
+    private func applyWritten(_ changes: [BookmarkChange]) {
         if changeSubscribers.isEmpty {
             state.apply(changes)
         } else if let change = state.applyReportingChange(changes) {
             changeSubscribers.yield(change)
         }
-        await compactIfDue()
     }
 
     private func acquireWriting() async {

@@ -79,6 +79,7 @@ public struct StorageConformance: Sendable {
     public static let checks: [Check] = [
         Check(name: "a new place loads empty", body: loadsEmpty),
         Check(name: "batches survive a reopen, in order", body: batchesSurviveReopen),
+        Check(name: "batches appended in one call survive a reopen, in order", body: groupedBatchesSurviveReopen),
         Check(name: "every field and the metadata round-trip", body: fieldsRoundTrip),
         Check(name: "reset empties, and writes after it survive", body: resetEmpties),
         Check(name: "a closed storage refuses writes", body: closedRefusesWrites),
@@ -110,6 +111,22 @@ extension StorageConformance {
         try await storage.close()
         let reopened = try await open()
         try expectSameContent(try await reopened.load(), expected, "after \(batches.count) batches and a reopen")
+        try await reopened.close()
+    }
+
+    static func groupedBatchesSurviveReopen(_ open: Opener) async throws {
+        let batches = sampleBatches(seed: 2, count: 9)
+        var expected = BookmarkIndexState()
+        let storage = try await open()
+        _ = try await storage.load()
+        try await storage.append(batches[0])
+        try await storage.append(contentsOf: Array(batches[1..<6]))
+        try await storage.append(contentsOf: [])
+        try await storage.append(contentsOf: Array(batches[6...]))
+        for batch in batches { expected.apply(batch) }
+        try await storage.close()
+        let reopened = try await open()
+        try expectSameContent(try await reopened.load(), expected, "after \(batches.count) batches in three calls and a reopen")
         try await reopened.close()
     }
 
@@ -158,6 +175,7 @@ extension StorageConformance {
         try await storage.close()
         for (call, write) in [
             ("append", { try await storage.append(sampleBatches(seed: 4, count: 1)[0]) }),
+            ("append(contentsOf:)", { try await storage.append(contentsOf: sampleBatches(seed: 4, count: 2)) }),
             ("reset", { try await storage.reset() }),
         ] as [(String, () async throws -> Void)] {
             do {

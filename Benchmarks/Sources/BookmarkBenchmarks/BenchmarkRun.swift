@@ -10,7 +10,7 @@ import Foundation
 struct BenchmarkRun {
     /// Every item's name, in the order of the run; `rss_bytes_per_bookmark` is the memory probe.
     static let itemNames = [
-        "append_unsynced", "append_unsynced_on_pool", "append_durable", "append_durable_on_pool", "compact", "open", "store_open_over_sqlite", "open_uncompacted", "rss_bytes_per_bookmark",
+        "append_unsynced", "append_unsynced_on_pool", "append_unsynced_grouped", "append_durable", "append_durable_on_pool", "compact", "open", "store_open_over_sqlite", "open_uncompacted", "rss_bytes_per_bookmark",
         "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text",
     ] + FacetItems.names + [
         "sync_full_engine", "delta_requests_unchanged", "sync_walk_12k_simulated",
@@ -65,6 +65,21 @@ struct BenchmarkRun {
             scratch.remove(appended.directory)
             item = ItemResult(name: "append_unsynced_on_pool", ours: appended.figure, sqlite: nil)
             item.target = Target(text: "≤ 500 ms", isMet: appended.figure.median <= 500)
+            results.append(item)
+        }
+
+        if wants("append_unsynced_grouped") {
+            log("append_unsynced_grouped")
+            let grouped = try await ours.appendUnsynced(from: .cooperativePoolGrouped)
+            scratch.remove(grouped.directory)
+            item = ItemResult(name: "append_unsynced_grouped", ours: grouped.figure, sqlite: nil)
+            item.note = "\(JournalItems.groupSize) batches a call to append(contentsOf:)"
+            if let onPool = results.first(where: { $0.name == "append_unsynced_on_pool" })?.ours?.median {
+                let overPool = grouped.figure.median / onPool
+                item.fields = [("over_on_pool", .number(overPool))]
+                item.note += String(format: "; %.2f × append_unsynced_on_pool", overPool)
+                item.target = Target(text: "≤ 1.5 × on pool", isMet: overPool <= 1.5)
+            }
             results.append(item)
         }
 
@@ -278,7 +293,7 @@ struct BenchmarkRun {
         let rounds = "\(sampling.samples) rounds after \(sampling.warmUps) warm-up, the probe's samples pooled"
         let notes: [(items: [String], text: String)] = [
             ([], "Targets are the issue's, defined at N = 100,000 on a 2-core machine."),
-            (["append_unsynced", "append_unsynced_on_pool", "append_durable", "append_durable_on_pool"], "append_*: JournalStorage.append of \(dataset.changeBatches.count) batches of 30 into a fresh journal (encode + write, + fsync for durable), in a loop on the cooperative pool (each append a hand-over to the IOThreadPool and back), or, *_on_pool, in a task that prefers the storage's IOThreadPool as its executor (each append on the loop's own thread); SQLite: one transaction per batch, WAL, synchronous OFF / FULL."),
+            (["append_unsynced", "append_unsynced_on_pool", "append_unsynced_grouped", "append_durable", "append_durable_on_pool"], "append_*: JournalStorage.append of \(dataset.changeBatches.count) batches of 30 into a fresh journal (encode + write, + fsync for durable), in a loop on the cooperative pool (each append a hand-over to the IOThreadPool and back), or, *_on_pool, in a task that prefers the storage's IOThreadPool as its executor (each append on the loop's own thread), or, *_grouped, from the cooperative pool with append(contentsOf:) of \(JournalItems.groupSize) batches a call (one hand-over and one write a group); SQLite: one transaction per batch, WAL, synchronous OFF / FULL."),
             (["append_durable", "append_durable_on_pool"], "fsync floor: the journal's own batch lines, one write + fsync each, in the same run, alternating sample by sample with the durable appends from both callers."),
             (["open", "open_uncompacted", "open_without_snapshot"], "open: the journal file is in the page cache (no cache drop), as is SQLite's."),
             (["sync_full_engine", "delta_requests_unchanged"], "sync_full_engine / delta_requests_unchanged: BookmarkSyncEngine through PixivBookmarkSource and PixivClient against FakePixiv in process (no sockets), with an instant clock; FakePixiv's answers are recorded in the warm-up and replayed, so the samples time the engine, the store and the client decoding Pixiv's JSON, not FakePixiv encoding it."),

@@ -34,6 +34,14 @@ public protocol BookmarkStorage: Sendable {
     /// when it throws, none of it is stored.
     func append(_ changes: [BookmarkChange]) async throws
 
+    /// Makes `batches` durable, in order, in one call: all of them survive a crash when this
+    /// returns, none of them is stored when it throws. What an import or a migration writes:
+    /// one hand-over to the storage's threads for many batches, not one each.
+    ///
+    /// The default implementation appends them as one batch (``append(_:)`` of their changes,
+    /// in order). ``JournalStorage`` writes one line per batch with one `write` and one `fsync`.
+    func append(contentsOf batches: [[BookmarkChange]]) async throws
+
     /// Deletes everything stored.
     func reset() async throws
 
@@ -42,6 +50,13 @@ public protocol BookmarkStorage: Sendable {
 
     /// Checks what is stored, reading it back, and reports.
     func health() async throws -> StorageHealth
+}
+
+extension BookmarkStorage {
+    /// Appends `batches` as one batch: their changes, in order, with ``append(_:)``.
+    public func append(contentsOf batches: [[BookmarkChange]]) async throws {
+        try await append(batches.flatMap(\.self))
+    }
 }
 
 /// A storage that can rewrite itself as the live state, to shed what later batches made

@@ -43,6 +43,14 @@ public final class InMemoryStorage: BookmarkStorage {
         }
     }
 
+    public func append(contentsOf batches: [[BookmarkChange]]) async throws {
+        try contents.withLock { contents in
+            try Self.checkOpen(contents)
+            for changes in batches { contents.state.apply(changes) }
+            contents.appendedBatches += batches.count
+        }
+    }
+
     public func reset() async throws {
         try contents.withLock { contents in
             try Self.checkOpen(contents)

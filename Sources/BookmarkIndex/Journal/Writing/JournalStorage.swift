@@ -144,9 +144,24 @@ public final class JournalStorage: CompactableStorage {
 
     /// ``append(_:)`` on the calling thread, which blocks.
     func appendNow(_ changes: [BookmarkChange]) throws {
+        try appendNow(contentsOf: CollectionOfOne(changes))
+    }
+
+    /// Appends `batches` as one line each, with one `write` and (durable) one `fsync` for them
+    /// all, on the pool, in one hand-over: all of them are on disk when this returns, none
+    /// when it throws. What an import or a migration writes, many batches at once.
+    ///
+    /// - Throws: as ``append(_:)``, for all of them.
+    public func append(contentsOf batches: [[BookmarkChange]]) async throws {
+        for changes in batches { try BookmarkChange.validate(changes) }
+        try await lane.run { try self.appendNow(contentsOf: batches) }
+    }
+
+    /// ``append(contentsOf:)`` on the calling thread, which blocks.
+    func appendNow(contentsOf batches: some Collection<[BookmarkChange]>) throws {
         try writer.withLock { writer in
             defer { noteLength(writer) }
-            try writer.append(changes)
+            try writer.append(contentsOf: batches)
         }
     }
 

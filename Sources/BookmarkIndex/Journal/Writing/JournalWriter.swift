@@ -33,12 +33,20 @@ struct JournalWriter {
     /// Appends one batch as one line: one `write`, then `fsync` when durable. When either
     /// fails, the file is cut back to its last good length, so what failed is not on disk.
     mutating func append(_ changes: [BookmarkChange]) throws {
+        try append(contentsOf: CollectionOfOne(changes))
+    }
+
+    /// Appends `batches` as one line each, in order, with one `write` and (when durable) one
+    /// `fsync` for them all: all of them are on disk, or (when either fails) none.
+    mutating func append(contentsOf batches: some Collection<[BookmarkChange]>) throws {
         try checkWritable()
-        guard let file else { return }
-        var line = JSONWriter(capacity: 512 * changes.count)
-        JournalCodec.appendBatch(sequence: nextSequence, changes, to: &line)
+        guard let file, !batches.isEmpty else { return }
+        var lines = JSONWriter(capacity: 512 * batches.reduce(0) { $0 + $1.count })
+        for (offset, changes) in batches.enumerated() {
+            JournalCodec.appendBatch(sequence: nextSequence + offset, changes, to: &lines)
+        }
         do {
-            try line.bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+            try lines.bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
             if durability == .always { try fileSystem.synchronize(file) }
         } catch {
             // If even cutting back fails, the file's end is unknown: this journal refuses
@@ -52,11 +60,13 @@ struct JournalWriter {
                     underlying: error
                 )
             }
-            throw BookmarkIndexError(.io, "Could not append batch \(nextSequence) to \(path); it was not stored.", underlying: error)
+            let what = batches.count == 1 ? "batch \(nextSequence)" : "batches \(nextSequence) to \(nextSequence + batches.count - 1)"
+            let outcome = batches.count == 1 ? "it was not stored" : "none of them was stored"
+            throw BookmarkIndexError(.io, "Could not append \(what) to \(path); \(outcome).", underlying: error)
         }
-        length += line.bytes.count
-        nextSequence += 1
-        carried?.append(changes)
+        length += lines.bytes.count
+        nextSequence += batches.count
+        carried?.append(contentsOf: batches)
     }
 
     /// Whether the journal has outgrown its threshold and no compaction runs.
