@@ -28,7 +28,7 @@ let package = Package(
         // Test kits, split by what they depend on: an app's tests of its storage link the index
         // kit alone, not the engine.
         .target(name: "BookmarkIndexTesting", dependencies: ["BookmarkIndex"]),
-        .target(name: "PixivAPITesting", dependencies: ["PixivAPI", "BookmarkIndex", "BookmarkIndexTesting"]),
+        .target(name: "PixivAPITesting", dependencies: ["PixivAPI", "BookmarkIndex", "BookmarkIndexTesting", "BookmarkJSON"]),
         .target(name: "BookmarkSyncTesting", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
         .executableTarget(
             name: "bookmarks",

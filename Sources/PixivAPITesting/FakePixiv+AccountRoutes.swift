@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkJSON
 import Foundation
 import PixivAPI
 
@@ -14,7 +15,7 @@ extension FakePixiv {
 
         /// `{"illusts":[…],"next_url":…}`.
         func json() -> Data {
-            var json = JSONWriter(reservingCapacity: 2_500 * works.count + 200)
+            var json = JSONWriter(capacity: 2_500 * works.count + 200)
             json.raw("{\"illusts\":[")
             for (index, item) in works.enumerated() {
                 if index > 0 { json.raw(",") }

@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkJSON
 import Foundation
 import PixivAPI
 
@@ -106,56 +107,6 @@ enum PixivJSON {
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))+0900"
-    }
-}
-
-/// Appends JSON text to a byte buffer: the fake's writer for the answers it sends often.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
-
-    init(reservingCapacity capacity: Int = 0) {
-        bytes.reserveCapacity(capacity)
-    }
-
-    /// Appends `text` as it is: punctuation, keys and literals the caller knows are valid JSON.
-    mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    }
-
-    /// Appends `value` as a JSON string, escaping what JSON requires (quote, backslash and
-    /// control characters); runs that need no escape are copied whole.
-    mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            var runStart = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-                case 0x0A: raw("\\n")
-                case 0x0D: raw("\\r")
-                case 0x09: raw("\\t")
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    raw("\\u00")
-                    bytes.append(hex.utf8Start[Int(byte >> 4)]); bytes.append(hex.utf8Start[Int(byte & 0xF)])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// Appends `value` in decimal.
-    mutating func int(_ value: Int) {
-        bytes.append(contentsOf: String(value).utf8)
-    }
-
-    /// Appends `true` or `false`.
-    mutating func bool(_ value: Bool) {
-        raw(value ? "true" : "false")
     }
 }
 
