@@ -80,7 +80,8 @@ extension BookmarkIndexState {
     /// The slots of the first `limit` matches past `bound` (all when `limit` is `nil`), nearest
     /// first, and whether there are more: below `bound` in `sort` (largest rank first), or
     /// above it (`above`; then ranks and `bound` are flipped, so that again the largest comes
-    /// first). Most rows are turned down by one comparison with the last kept.
+    /// first). Most rows are turned down by one comparison with the last kept, before their row
+    /// is read.
     private func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
         let list = plan.list
         if !above, let limit, plan.candidates == nil, let leaders = list.leaders.leaders(of: sort),
@@ -90,42 +91,26 @@ extension BookmarkIndexState {
         let readsRows = plan.readsRows
         // One row more than asked says whether there are more; kept largest rank first.
         let wanted = limit.map { $0 + 1 }
-        // Past a few hundred, collecting every match and sorting once beats a sorted prefix.
-        let keepsAll = wanted.map { $0 > 512 } ?? true
-        var kept: [(rank: SortRank, slot: Int32)] = []
-        kept.reserveCapacity(min(wanted ?? 1_024, 1_024))
+        var kept = BoundedSelection<(rank: SortRank, slot: Int32)>(limit: wanted) { $1.rank < $0.rank }
         list.slots.withUnsafeBufferPointer { rows in
             plan.forEachAdmittedSlot { slot in
                 let row = rows.baseAddress! + Int(slot)
                 var rank = sort.rank(key: sort.key(of: row), serverOrder: row.pointee.serverOrder, illustID: row.pointee.illustID)
                 if above { rank = rank.flipped }
                 if let bound, !(rank < bound) { return }
-                if !keepsAll, let wanted, kept.count == wanted, !(kept[wanted - 1].rank < rank) { return }
+                guard kept.wouldKeep((rank, slot)) else { return }
                 if readsRows {
                     #if DEBUG
                     QueryReads.current?.readRow()
                     #endif
                     guard plan.matchesRow(row.pointee, slot: slot) else { return }
                 }
-                if keepsAll {
-                    kept.append((rank, slot))
-                    return
-                }
-                var low = 0, high = kept.count
-                while low < high {
-                    let mid = (low + high) / 2
-                    if rank < kept[mid].rank { low = mid + 1 } else { high = mid }
-                }
-                kept.insert((rank, slot), at: low)
-                if let wanted, kept.count > wanted { kept.removeLast() }
+                kept.offer((rank, slot))
             }
         }
-        if keepsAll {
-            kept.sort { $1.rank < $0.rank }
-            if let wanted, kept.count > wanted { kept.removeLast(kept.count - wanted) }
-        }
-        let count = limit.map { min($0, kept.count) } ?? kept.count
-        return (kept.prefix(count).map(\.slot), kept.count > count)
+        let sorted = kept.sorted()
+        let count = limit.map { min($0, sorted.count) } ?? sorted.count
+        return (sorted.prefix(count).map(\.slot), sorted.count > count)
     }
 
     /// The slots of the first `wanted` matches of `plan` below `bound`, from `leaders`: `nil`

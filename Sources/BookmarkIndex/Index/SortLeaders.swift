@@ -98,48 +98,17 @@ struct SortLeaders: Sendable {
     }
 
     /// The ``capacity`` highest live rows of `rows` in `sort`, or all of them when they are no
-    /// more than that. O(n log c) at worst, through a heap of the kept rows with the lowest on
-    /// top, so that most rows are turned down by one comparison.
+    /// more than that. O(n log c) at worst; most rows are turned down by one comparison.
     private func choose(_ sort: BookmarkSort, from rows: [ListIndex.Row]) -> Leaders {
-        var heap: [Entry] = []
-        heap.reserveCapacity(capacity)
+        var kept = BoundedSelection<Entry>(limit: capacity) { $1.rank < $0.rank }
         var live = 0
         for (slot, row) in rows.enumerated() where row.isLive {
             live += 1
             let entry = Entry(rank: Self.rank(of: row, in: sort), slot: Int32(slot))
-            if heap.count < capacity {
-                heap.append(entry)
-                Self.siftUp(&heap, from: heap.count - 1)
-            } else if heap[0].rank < entry.rank {
-                heap[0] = entry
-                Self.siftDown(&heap, from: 0)
-            }
+            if kept.wouldKeep(entry) { kept.offer(entry) }
         }
-        heap.sort { $1.rank < $0.rank }
-        return Leaders(floor: live > capacity ? heap.last?.rank : nil, entries: heap)
-    }
-
-    private static func siftUp(_ heap: inout [Entry], from index: Int) {
-        var child = index
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].rank < heap[parent].rank else { return }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private static func siftDown(_ heap: inout [Entry], from index: Int) {
-        var parent = index
-        while true {
-            var lowest = parent
-            let left = 2 * parent + 1, right = left + 1
-            if left < heap.count, heap[left].rank < heap[lowest].rank { lowest = left }
-            if right < heap.count, heap[right].rank < heap[lowest].rank { lowest = right }
-            if lowest == parent { return }
-            heap.swapAt(parent, lowest)
-            parent = lowest
-        }
+        let entries = kept.sorted()
+        return Leaders(floor: live > capacity ? entries.last?.rank : nil, entries: entries)
     }
 
     /// `row`'s rank in `sort`.
