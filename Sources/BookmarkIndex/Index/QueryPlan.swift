@@ -24,6 +24,8 @@ struct QueryPlan {
     var candidatesMatchText = false
     /// The candidates are exactly the rows that carry every required word.
     var candidatesMatchRequired = false
+    /// The candidates are exactly the rows that carry one of the words of ``anyOf``.
+    var candidatesMatchAnyOf = false
     /// The list, for the text of the rows a text filter reads and for its columns.
     var list: ListIndex
     /// The slots to test, or `nil` to walk the whole list in order.
@@ -80,6 +82,8 @@ struct QueryPlan {
             candidatesMatchRequired = !walksInsteadOfCandidates
         } else if !filter.anyOf.isEmpty {
             candidates = Self.union(anyOf)
+            // As for required words: trusted only where pages read the candidates.
+            candidatesMatchAnyOf = !walksInsteadOfCandidates
         } else if admitsArtist != nil {
             // One pass over the artist column: an artist's works are few, wherever they are.
             candidates = artistSlots()
@@ -234,7 +238,7 @@ struct QueryPlan {
         if !candidatesMatchRequired {
             for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
         }
-        if !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
+        if !candidatesMatchAnyOf && !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
         if excluded.contains(where: { $0.contains(slot) }) { return false }
         if let text, !candidatesMatchText {
             return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
@@ -245,7 +249,8 @@ struct QueryPlan {
     /// Whether telling a match needs more than the columns: a tag, a text, a page count, a
     /// date, or a kind none of Pixiv's three.
     var readsRows: Bool {
-        !required.isEmpty || !anyOf.isEmpty || !excluded.isEmpty || (text != nil && !candidatesMatchText)
+        (!required.isEmpty && !candidatesMatchRequired) || (!anyOf.isEmpty && !candidatesMatchAnyOf) || !excluded.isEmpty
+            || (text != nil && !candidatesMatchText)
             || pageCount != nil || createDate != nil || firstIndexedAt != nil || !(otherTypes?.isEmpty ?? true)
     }
 
