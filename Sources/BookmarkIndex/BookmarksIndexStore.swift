@@ -186,36 +186,29 @@ public actor BookmarksIndexStore {
         return try await body()
     }
 
-    /// One batch: durable, then applied and reported; then a compaction if the storage asks
-    /// for one.
-    ///
-    /// From the append's return to the report nothing suspends, so a change stream subscribed
-    /// by then gets this batch's change, and the change is worked out only when some stream
-    /// wants it.
+    /// One batch: ``write(batches:)`` of it.
     private func write(_ changes: [BookmarkChange]) async throws {
-        guard !changes.isEmpty else { return }
-        try BookmarkChange.validate(changes)
-        try await storage.append(changes)
-        applyWritten(changes)
-        await compactIfDue()
+        try await write(batches: [changes])
     }
 
+    /// The non-empty `batches`: durable in one storage call, then applied as one batch and
+    /// reported; then a compaction if the storage asks for one.
+    ///
+    /// From the append's return to the report nothing suspends, so a change stream subscribed
+    /// by then gets this write's change, and the change is worked out only when some stream
+    /// wants it.
     private func write(batches: [[BookmarkChange]]) async throws {
         let batches = batches.filter { !$0.isEmpty }
         guard !batches.isEmpty else { return }
         for changes in batches { try BookmarkChange.validate(changes) }
         try await storage.append(contentsOf: batches)
-        applyWritten(batches.flatMap(\.self))
-        await compactIfDue()
-    }
-
-    /// Applies changes the storage has made durable, and tells the observers.
-    private func applyWritten(_ changes: [BookmarkChange]) {
+        let changes = batches.count == 1 ? batches[0] : batches.flatMap(\.self)
         if changeSubscribers.isEmpty {
             state.apply(changes)
         } else if let change = state.applyReportingChange(changes) {
             changeSubscribers.yield(change)
         }
+        await compactIfDue()
     }
 
     private func acquireWriting() async {

@@ -20,15 +20,12 @@ extension SQLitePeer {
 
     /// The newest `limit` visible bookmarks Pixiv does not say are AI-generated; their IDs.
     func bookmarksExcludingAI(restrict: Restrict, limit: Int) throws -> [Int] {
-        let statement = try cachedStatement("""
+        try readIDs("""
             SELECT b.* FROM bookmarks AS b
             WHERE b.restrict = ?1 AND b.is_visible = 1 AND b.ai_type != 2
             ORDER BY b.server_order DESC, b.illust_id DESC
             LIMIT ?2
-            """)
-        statement.bind(Self.list(restrict), at: 1)
-        statement.bind(limit, at: 2)
-        return try readIDs(statement)
+            """, restrict: restrict, limit: limit)
     }
 
     /// The newest `limit` visible illusts (type `illust`) carrying both tags, not AI-generated,
@@ -45,15 +42,12 @@ extension SQLitePeer {
 
     /// The first `limit` visible bookmarks by popularity (ties in bookmark order); their IDs.
     func popular(restrict: Restrict, limit: Int) throws -> [Int] {
-        let statement = try cachedStatement("""
+        try readIDs("""
             SELECT b.* FROM bookmarks AS b
             WHERE b.restrict = ?1 AND b.is_visible = 1
             ORDER BY b.total_bookmarks DESC, b.server_order DESC, b.illust_id DESC
             LIMIT ?2
-            """)
-        statement.bind(Self.list(restrict), at: 1)
-        statement.bind(limit, at: 2)
-        return try readIDs(statement)
+            """, restrict: restrict, limit: limit)
     }
 
     /// The first `limit` visible bookmarks carrying both tags, by popularity; their IDs.
@@ -117,6 +111,14 @@ extension SQLitePeer {
         statement.bind(second, at: 2)
         statement.bind(Self.list(restrict), at: 3)
         statement.bind(limit, at: 4)
+    }
+
+    /// The IDs `sql` reads, its list bound to ?1 and its limit to ?2.
+    private func readIDs(_ sql: String, restrict: Restrict, limit: Int) throws -> [Int] {
+        let statement = try cachedStatement(sql)
+        statement.bind(Self.list(restrict), at: 1)
+        statement.bind(limit, at: 2)
+        return try readIDs(statement)
     }
 
     /// Reads every row (every column, as `readRows` does) and returns the first column of each:

@@ -139,8 +139,6 @@ extension ListIndex {
     /// The row's kind.
     func type(of row: Row) -> IllustType {
         let offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength) + Int(row.thumbnailLength)
-        return text.withUnsafeBufferPointer {
-            IllustType(rawValue: String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<offset + Int(row.typeLength)]), as: UTF8.self))
-        }
+        return text.withUnsafeBufferPointer { IllustType(utf8: UnsafeBufferPointer(rebasing: $0[offset..<offset + Int(row.typeLength)])) }
     }
 }

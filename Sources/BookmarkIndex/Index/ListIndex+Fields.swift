@@ -7,10 +7,6 @@ extension ListIndex {
         tagRefs[row.tagRange]
     }
 
-    func title(of row: Row) -> String {
-        string(at: row.textStart, length: row.titleLength)
-    }
-
     func artistName(of row: Row) -> String {
         string(at: row.textStart + Int(row.titleLength), length: row.artistNameLength)
     }
@@ -88,8 +84,8 @@ extension ListIndex {
 
 extension IllustType {
     /// The kind whose raw value is `bytes`, as UTF-8: Pixiv's three without decoding.
-    fileprivate init(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        for known in [IllustType.illust, .manga, .ugoira] where bytes.elementsEqual(known.rawValue.utf8) {
+    init(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        for known in FacetColumns.Attributes.types where bytes.elementsEqual(known.rawValue.utf8) {
             self = known
             return
         }

@@ -133,12 +133,9 @@ extension SortLeaders.Leaders {
     }
 
     fileprivate mutating func remove(_ rank: SortRank) {
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if rank < entries[mid].rank { low = mid + 1 } else { high = mid }
-        }
-        precondition(low < entries.count && entries[low].rank == rank, "a leader set lost a row it holds")
-        entries.remove(at: low)
+        // The entries before `start(below:)` rank at or above it; the last of them is its own.
+        let index = start(below: rank) - 1
+        precondition(index >= 0 && entries[index].rank == rank, "a leader set lost a row it holds")
+        entries.remove(at: index)
     }
 }
