@@ -113,15 +113,9 @@ struct FacetColumns: Sendable {
     /// Sets the kind of each of `list`'s rows from its text arena. O(n), comparing a few bytes
     /// a row.
     mutating func fillTypes(of list: ListIndex) {
-        let illust = Array("illust".utf8)
-        list.text.withUnsafeBufferPointer { text in
-            for (slot, row) in list.slots.enumerated() where row.isLive {
-                let offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength) + Int(row.thumbnailLength)
-                let bytes = UnsafeBufferPointer(rebasing: text[offset..<offset + Int(row.typeLength)])
-                if bytes.elementsEqual(illust) { continue }
-                let code = Attributes.typeCode(of: IllustType(rawValue: String(decoding: bytes, as: UTF8.self)))
-                attributes[slot] = attributes[slot] & ~(3 << 4) | code << 4
-            }
+        for (slot, row) in list.slots.enumerated() where row.isLive {
+            let code = Attributes.typeCode(of: list.type(of: row))
+            if code != 0 { attributes[slot] = attributes[slot] & ~(3 << 4) | code << 4 }
         }
     }
 
