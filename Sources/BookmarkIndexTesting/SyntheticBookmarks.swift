@@ -109,7 +109,7 @@ public struct SyntheticBookmarks: Sendable {
         }
         let pages = random.next() % 5 == 0 ? 1 + Int(random.next() % 12) : 1
         let type: IllustType = random.next() % 10 == 0 ? .manga : (random.next() % 30 == 0 ? .ugoira : .illust)
-        let date = createDate.formatted(.iso8601.year().month().day().dateSeparator(.omitted))
+        let date = Self.imagePathTime(createDate)
         var work = BookmarkedIllustSnapshot(
             id: id,
             title: Self.title(random: &random, id: id),
@@ -214,6 +214,18 @@ public struct SyntheticBookmarks: Sendable {
 
     /// The image URL Pixiv sends in place of every image of a work invisible for `reason`
     /// (`limit_unknown_360.png` for a deleted work too).
+    /// The time as Pixiv's image URLs spell it, `2024/01/31/12/34/56`, in Japan's time.
+    static func imagePathTime(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let fields = [parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!]
+        return fields.enumerated().map { index, value in
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, (index == 0 ? 4 : 2) - digits.count)) + digits
+        }.joined(separator: "/")
+    }
+
     public static func placeholderImageURL(for reason: VanishReason) -> String {
         let kind = switch reason {
         case .deleted, .unknown: "unknown"

@@ -36,7 +36,7 @@ extension ListIndex {
             let title = String(decoding: next(row.titleLength), as: UTF8.self)
             let artistName = String(decoding: next(row.artistNameLength), as: UTF8.self)
             let thumbnailBytes = next(row.thumbnailLength)
-            let thumbnail = row.hasThumbnail ? String(decoding: thumbnailBytes, as: UTF8.self) : nil
+            let thumbnail = row.hasThumbnail ? ThumbnailCode.decode(thumbnailBytes, illustID: row.illustID) : nil
             return (title, artistName, thumbnail, IllustType(utf8: next(row.typeLength)))
         }
         let tags = tagRefs.withUnsafeBufferPointer { tagRefs in

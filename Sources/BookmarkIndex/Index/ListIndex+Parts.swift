@@ -20,7 +20,7 @@ extension ListIndex {
 
     /// What ``indexRows(_:textCount:tagRefCount:)`` derives from a list's rows.
     struct IndexedRows {
-        var slotByIllust: [Int: Int32]
+        var slotByIllust: SlotTable
         /// The slots of the vanished rows, ascending.
         var vanishedSlots: Postings
         /// The rows' columns, every kind but illust still to be filled in from the text arena
@@ -67,8 +67,7 @@ extension ListIndex {
     /// rows by illust ID; the first half of reading a list's parts, which can run while the rest
     /// is still being read.
     static func indexRows(_ slots: [Row], textCount: Int, tagRefCount: Int) throws(InconsistentParts) -> IndexedRows {
-        var slotByIllust: [Int: Int32] = [:]
-        slotByIllust.reserveCapacity(slots.count)
+        var slotByIllust = SlotTable(capacity: slots.count)
         var vanished: [Int32] = []
         for (slot, row) in slots.enumerated() where row.isLive {
             guard row.textStart >= 0 && row.textStart <= textCount - row.textLength else {
@@ -80,9 +79,10 @@ extension ListIndex {
             guard Int(row.vanishReason) <= VanishReason.allCases.count, !row.isVisible || !row.hasVanishedAt else {
                 throw InconsistentParts(reason: "row \(slot)'s vanished mark is not one the index writes")
             }
-            guard slotByIllust.updateValue(Int32(slot), forKey: row.illustID) == nil else {
+            guard slotByIllust.slot(of: row.illustID, in: slots) == nil else {
                 throw InconsistentParts(reason: "illust \(row.illustID) has two rows")
             }
+            slotByIllust.insert(Int32(slot), in: slots)
             if !row.isVisible { vanished.append(Int32(slot)) }
         }
         return IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished), columns: FacetColumns(rows: slots))

@@ -18,7 +18,7 @@ struct ListIndex: Sendable {
     /// Row storage by slot; a removed row's slot is reused by the next insert.
     private(set) var slots: [Row] = []
     private(set) var freeSlots: [Int32] = []
-    private(set) var slotByIllust: [Int: Int32] = [:]
+    private(set) var slotByIllust = SlotTable()
     /// The rows' strings, as UTF-8.
     private(set) var text: [UInt8] = []
     /// The rows' tags, interned.
@@ -48,11 +48,13 @@ struct ListIndex: Sendable {
     private(set) var leaders = SortLeaders()
 
     var count: Int { slotByIllust.count }
+    /// The illust IDs of the rows, in no particular order.
+    var illustIDs: [Int] { slotByIllust.slots.map { slots[Int($0)].illustID } }
     /// Rows of works that vanished from Pixiv.
     var vanishedCount: Int { vanishedSlots.count }
 
     func row(illustID: Int) -> Row? {
-        slotByIllust[illustID].map { slots[Int($0)] }
+        slotByIllust.slot(of: illustID, in: slots).map { slots[Int($0)] }
     }
 
     func row(at slot: Int32) -> Row? {
@@ -94,11 +96,12 @@ struct ListIndex: Sendable {
     /// Anything else replaces the row; a visible work clears the vanished mark.
     mutating func upsert(_ bookmark: IndexedBookmark, tags: [TagRefID], nameOfRef: [TagID]) {
         let illust = bookmark.illust
-        if !illust.isVisible, let slot = slotByIllust[illust.id], slots[Int(slot)].hasContent {
+        if !illust.isVisible, let slot = slotByIllust.slot(of: illust.id, in: slots), slots[Int(slot)].hasContent {
             keepContent(of: slot, under: bookmark, nameOfRef: nameOfRef)
             return
         }
         let vanishedAt = illust.isVisible ? nil : bookmark.vanishedAt
+        let thumbnail = illust.thumbnailURL.map { ThumbnailCode.encode($0, illustID: illust.id) } ?? []
         var row = Row(
             illustID: illust.id, serverOrder: bookmark.serverOrder,
             firstIndexedAt: bookmark.firstIndexedAt.timeIntervalSinceReferenceDate,
@@ -110,16 +113,16 @@ struct ListIndex: Sendable {
             textStart: 0, tagStart: 0,
             titleLength: UInt32(illust.title.utf8.count),
             artistNameLength: UInt32(illust.artistName.utf8.count),
-            thumbnailLength: UInt32(illust.thumbnailURL?.utf8.count ?? 0),
+            thumbnailLength: UInt32(thumbnail.count),
             typeLength: UInt32(illust.type.rawValue.utf8.count),
             tagCount: UInt32(tags.count), orderStamp: 0,
             flags: Row.isLiveFlag | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0) | (vanishedAt != nil ? Row.hasVanishedAtFlag : 0),
             vanishReason: Row.reasonCode(illust.vanishReason),
             totalView: UInt32(clamping: illust.totalView)
         )
-        let strings = [illust.title, illust.artistName, illust.thumbnailURL ?? "", illust.type.rawValue]
+        let strings = RowText(title: illust.title, artistName: illust.artistName, thumbnail: thumbnail, type: illust.type.rawValue)
 
-        if let slot = slotByIllust[illust.id] {
+        if let slot = slotByIllust.slot(of: illust.id, in: slots) {
             let old = slots[Int(slot)]
             row.firstIndexedAt = min(old.firstIndexedAt, row.firstIndexedAt)
             // A full walk mostly sees a row again unchanged: keep its text, tags and order entry.
@@ -165,7 +168,7 @@ struct ListIndex: Sendable {
         slots[Int(slot)] = row
         leaders.replace(nil, with: row, at: slot)
         columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
-        slotByIllust[illust.id] = slot
+        slotByIllust.insert(slot, in: slots)
         indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
         if !row.isVisible { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
     }
@@ -191,7 +194,7 @@ struct ListIndex: Sendable {
     }
 
     mutating func remove(illustID: Int, nameOfRef: [TagID]) {
-        guard let slot = slotByIllust.removeValue(forKey: illustID) else { return }
+        guard let slot = slotByIllust.remove(illustID, in: slots) else { return }
         let old = slots[Int(slot)]
         if !old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: -1) }
         unindexTags(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef)
@@ -330,25 +333,22 @@ struct ListIndex: Sendable {
         }
     }
 
-    private mutating func appendText(_ strings: [String]) -> Int {
+    private mutating func appendText(_ strings: RowText) -> Int {
         let start = text.count
-        for var string in strings {
-            string.withUTF8 { text.append(contentsOf: $0) }
+        _ = strings.forEachPart { part in
+            text.append(contentsOf: part)
+            return true
         }
         return start
     }
 
-    private func textEquals(at start: Int, _ strings: [String]) -> Bool {
+    private func textEquals(at start: Int, _ strings: RowText) -> Bool {
         text.withUnsafeBufferPointer { text in
             var offset = start
-            for var string in strings {
-                let equal = string.withUTF8 { bytes in
-                    bytes.isEmpty || memcmp(text.baseAddress! + offset, bytes.baseAddress!, bytes.count) == 0
-                }
-                if !equal { return false }
-                offset += string.utf8.count
+            return strings.forEachPart { bytes in
+                defer { offset += bytes.count }
+                return bytes.isEmpty || memcmp(text.baseAddress! + offset, bytes.baseAddress!, bytes.count) == 0
             }
-            return true
         }
     }
 

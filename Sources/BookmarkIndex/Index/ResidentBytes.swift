@@ -51,7 +51,7 @@ extension ListIndex {
         let postingsBytes = ResidentBytes.of(postings)
             + (tagRefs.count - garbageTags) * MemoryLayout<Int32>.stride
             + postings.count * ResidentBytes.objectHeader
-        return ResidentBytes.of(slots) + ResidentBytes.of(freeSlots) + ResidentBytes.of(slotByIllust)
+        return ResidentBytes.of(slots) + ResidentBytes.of(freeSlots) + ResidentBytes.of(slotByIllust.buckets)
             + ResidentBytes.of(text) + ResidentBytes.of(tagRefs)
             + ResidentBytes.of(tagCounts) + ResidentBytes.of(vanishedTagCounts) + ResidentBytes.of(vanishedSlots.slots)
             + postingsBytes + ResidentBytes.of(refCounts)

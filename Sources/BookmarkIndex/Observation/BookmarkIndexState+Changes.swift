@@ -21,7 +21,7 @@ extension BookmarkIndexState {
             case .remove(let key):
                 record(key, in: &before)
             case .removeAll(let restrict):
-                if emptied[restrict] == nil { emptied[restrict] = Array(lists[restrict.listIndex].slotByIllust.keys) }
+                if emptied[restrict] == nil { emptied[restrict] = lists[restrict.listIndex].illustIDs }
             case .setMetadata(_, let restrict):
                 if metadataBefore[restrict] == nil { metadataBefore[restrict] = metadata(for: restrict) }
             }

@@ -120,8 +120,10 @@ struct ViewCountMigrationTests {
         #expect(MemoryLayout<ListIndex.Row>.stride == 152, "the count took the record's padding")
     }
 
-    /// A checkpoint of format 2 (rows without the view count, written by the library before
-    /// schema 5) beside a current journal: ignored, the journal read whole, a new one written.
+    /// A checkpoint of the format before this one (format 3: thumbnails kept as text, written
+    /// by the library before ``ThumbnailCode``; format 2, rows without the view count, is
+    /// refused the same way) beside a current journal: ignored, the journal read whole, a new
+    /// one written.
     @Test func aCheckpointOfThePreviousFormatIsIgnoredAndTheJournalReplayed() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -140,8 +142,8 @@ struct ViewCountMigrationTests {
         // so only the version says the file is of the older format.
         let url = directory.url.appendingPathComponent(JournalStorage.checkpointFileName)
         var bytes = try [UInt8](Data(contentsOf: url))
-        #expect(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) } == 3)
-        withUnsafeBytes(of: UInt32(2)) { bytes.replaceSubrange(8..<12, with: $0) }
+        #expect(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) } == 4)
+        withUnsafeBytes(of: UInt32(3)) { bytes.replaceSubrange(8..<12, with: $0) }
         let fixed = 80, sections = 20, headerSize = fixed + 16 * sections + 8
         let hash = bytes[..<(headerSize - 8)].withUnsafeBytes { XXH64.hash($0) }
         withUnsafeBytes(of: hash) { bytes.replaceSubrange(headerSize - 8..<headerSize, with: $0) }

@@ -50,9 +50,10 @@ enum IndexCheckpoint {
     }
 
     private static let magic: [UInt8] = Array("BMIXSNAP".utf8)
-    /// 3: rows keep the view count (``ListIndex/Row/totalView``); a file of format 2 is ignored
-    /// and the journal replayed.
-    private static let formatVersion: UInt32 = 3
+    /// 3: rows keep the view count (``ListIndex/Row/totalView``). 4: the text arena keeps
+    /// thumbnails coded (``ThumbnailCode``). A file of an earlier format is ignored and the
+    /// journal replayed.
+    private static let formatVersion: UInt32 = 4
     private static let byteOrderMark: UInt32 = 0x0102_0304
     private static let listSectionCount = 9
     private static let sectionCount = 2 + 2 * listSectionCount

@@ -1,0 +1,208 @@
+/// A thumbnail URL as a row keeps it: Pixiv's shape in a few bytes, anything else verbatim.
+///
+/// Nearly every thumbnail Pixiv's app API sends is
+/// `https://i.pximg.net/c/360x360_70/img-master/img/2024/01/31/12/34/56/123456789_p0_square1200.jpg`:
+/// a size, a folder, the time the work was uploaded, the work's own ID and a variant. Kept as
+/// text, that is over 90 bytes a row, a fifth of all the index holds; coded, it is a byte for
+/// the folder and variant, one for the size (its number in ``knownSizes``, or the size spelled
+/// out), and the fourteen digits of the time in seven: 9 bytes, with the ID taken from the row.
+///
+/// The first byte says which: `0`, the URL's UTF-8 follows; `1` to `6`, the coded shape, the
+/// byte less one being the folder (bit 0) and the variant (above it). Decoding
+/// gives back the exact URL encoded, for any URL. The bytes live only in memory and in the
+/// checkpoint (format 4); the journal keeps the URL as text.
+enum ThumbnailCode {
+    /// Sizes Pixiv serves thumbnails in, by number: the first is what the app API's
+    /// `square_medium` uses.
+    static let knownSizes: [[UInt8]] = [
+        "360x360_70", "540x540_70", "600x1200_90", "250x250_80_a2", "128x128", "150x150", "240x240",
+        "360x360_10_webp", "540x540_10_webp", "600x1200_90_webp", "250x250_80_a2_webp",
+    ].map { Array($0.utf8) }
+
+    private static let verbatim: UInt8 = 0
+    /// The size byte that says the size follows, spelled out after a length byte.
+    private static let spelledSize: UInt8 = 255
+    private static let host = Array("https://i.pximg.net/c/".utf8)
+    private static let folders = ["img-master", "custom-thumb"].map { Array($0.utf8) }
+    private static let variants = ["square1200", "master1200", "custom1200"].map { Array($0.utf8) }
+    private static let imageFolder = Array("/img/".utf8)
+    private static let page = Array("_p0_".utf8)
+    private static let fileExtension = Array(".jpg".utf8)
+    private static let slash = UInt8(ascii: "/")
+
+    /// The bytes a row keeps for `url`, the thumbnail of illust `illustID`.
+    static func encode(_ url: String, illustID: Int) -> [UInt8] {
+        var url = url
+        return url.withUTF8 { bytes in
+            if let coded = shapedCode(bytes, illustID: illustID) { return coded }
+            var coded = [verbatim]
+            coded.append(contentsOf: bytes)
+            return coded
+        }
+    }
+
+    /// The URL `bytes` keep, for illust `illustID`; bytes that are no code (only a damaged
+    /// checkpoint could hold them, and its checksum refuses it first) read as text.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, illustID: Int) -> String {
+        guard let first = bytes.first else { return "" }
+        let rest = UnsafeBufferPointer(rebasing: bytes.dropFirst())
+        if first != verbatim, let url = shapedURL(kinds: first - 1, rest, illustID: illustID) { return url }
+        return String(decoding: rest, as: UTF8.self)
+    }
+
+    // MARK: The shape
+
+    private static func shapedCode(_ url: UnsafeBufferPointer<UInt8>, illustID: Int) -> [UInt8]? {
+        var reader = Reader(bytes: url)
+        guard illustID >= 0, reader.skip(host) else { return nil }
+        let size = reader.take(until: slash)
+        guard !size.isEmpty, size.count < Int(spelledSize), reader.skip(slash) else { return nil }
+        guard let folder = folders.firstIndex(where: { reader.skip($0) }), reader.skip(imageFolder) else { return nil }
+        // YYYY/MM/DD/hh/mm/ss: seven pairs of digits, a byte each.
+        var time: [UInt8] = []
+        time.reserveCapacity(7)
+        for field in 0..<6 {
+            for _ in 0..<(field == 0 ? 2 : 1) {
+                guard let pair = reader.digitPair() else { return nil }
+                time.append(pair)
+            }
+            guard reader.skip(slash) else { return nil }
+        }
+        guard reader.skip(decimal(illustID)), reader.skip(page),
+              let variant = variants.firstIndex(where: { reader.skip($0) }),
+              reader.skip(fileExtension), reader.isAtEnd else { return nil }
+        var coded = [1 + (UInt8(folder) | UInt8(variant) << 1)]
+        if let known = knownSizes.firstIndex(where: { $0.elementsEqual(size) }) {
+            coded.append(UInt8(known))
+        } else {
+            coded.append(spelledSize)
+            coded.append(UInt8(size.count))
+            coded.append(contentsOf: size)
+        }
+        coded.append(contentsOf: time)
+        return coded
+    }
+
+    /// Everything before the time, for each known size (by number) and folder.
+    private static let knownPrefixes: [[[UInt8]]] = knownSizes.map { size in folders.map { folder in prefix(size: size[...], folder: folder) } }
+
+    private static func prefix(size: ArraySlice<UInt8>, folder: [UInt8]) -> [UInt8] {
+        host + size + [slash] + folder + imageFolder
+    }
+
+    private static func shapedURL(kinds: UInt8, _ code: UnsafeBufferPointer<UInt8>, illustID: Int) -> String? {
+        var reader = Reader(bytes: code)
+        guard let sizeByte = reader.byte(), illustID >= 0 else { return nil }
+        let (folder, variant) = (Int(kinds & 1), Int(kinds >> 1))
+        guard variant < variants.count else { return nil }
+        let prefix: [UInt8]
+        if sizeByte == spelledSize {
+            guard let length = reader.byte() else { return nil }
+            let size = reader.take(Int(length))
+            guard size.count == Int(length) else { return nil }
+            prefix = Self.prefix(size: ArraySlice(size), folder: folders[folder])
+        } else {
+            guard Int(sizeByte) < knownSizes.count else { return nil }
+            prefix = knownPrefixes[Int(sizeByte)][folder]
+        }
+        let time = reader.take(7)
+        guard time.count == 7, reader.isAtEnd, time.allSatisfy({ $0 >> 4 < 10 && $0 & 15 < 10 }) else { return nil }
+        var digits = 1
+        while digits < 19 && illustID >= power(of: digits) { digits += 1 }
+        let suffix = variants[variant]
+        // The prefix, 7 pairs of digits with 6 slashes after them, the ID, "_p0_", the variant, ".jpg".
+        let length = prefix.count + 20 + digits + page.count + suffix.count + fileExtension.count
+        return String(unsafeUninitializedCapacity: length) { url in
+            var offset = 0
+            func put(_ bytes: [UInt8]) {
+                for byte in bytes {
+                    url[offset] = byte
+                    offset += 1
+                }
+            }
+            func put(_ byte: UInt8) {
+                url[offset] = byte
+                offset += 1
+            }
+            put(prefix)
+            for (index, pair) in time.enumerated() {
+                put(UInt8(ascii: "0") + pair >> 4)
+                put(UInt8(ascii: "0") + pair & 15)
+                // The year's two pairs are one field.
+                if index != 0 { put(slash) }
+            }
+            var value = illustID
+            for position in (0..<digits).reversed() {
+                url[offset + position] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            offset += digits
+            put(page)
+            put(suffix)
+            put(fileExtension)
+            return offset
+        }
+    }
+
+    /// 10 to the power `exponent` (below 19).
+    private static func power(of exponent: Int) -> Int {
+        (0..<exponent).reduce(1) { value, _ in value * 10 }
+    }
+
+    /// `value`'s decimal digits.
+    private static func decimal(_ value: Int) -> [UInt8] {
+        var value = String(value)
+        return value.withUTF8 { Array($0) }
+    }
+
+    /// Reads a buffer from the front.
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() -> UInt8? {
+            guard offset < bytes.count else { return nil }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        /// Skips `expected` when the bytes go on with it.
+        mutating func skip(_ expected: [UInt8]) -> Bool {
+            guard bytes.count - offset >= expected.count,
+                  bytes[offset..<offset + expected.count].elementsEqual(expected) else { return false }
+            offset += expected.count
+            return true
+        }
+
+        mutating func skip(_ expected: UInt8) -> Bool {
+            guard offset < bytes.count, bytes[offset] == expected else { return false }
+            offset += 1
+            return true
+        }
+
+        /// Up to `count` bytes.
+        mutating func take(_ count: Int) -> UnsafeBufferPointer<UInt8>.SubSequence {
+            let end = min(bytes.count, offset + count)
+            defer { offset = end }
+            return bytes[offset..<end]
+        }
+
+        /// The bytes before the next `delimiter` (or the end).
+        mutating func take(until delimiter: UInt8) -> UnsafeBufferPointer<UInt8>.SubSequence {
+            let end = bytes[offset...].firstIndex(of: delimiter) ?? bytes.count
+            defer { offset = end }
+            return bytes[offset..<end]
+        }
+
+        /// Two decimal digits as one byte (the first in the high four bits), or `nil`.
+        mutating func digitPair() -> UInt8? {
+            guard bytes.count - offset >= 2 else { return nil }
+            let (high, low) = (bytes[offset] &- UInt8(ascii: "0"), bytes[offset + 1] &- UInt8(ascii: "0"))
+            guard high < 10, low < 10 else { return nil }
+            offset += 2
+            return high << 4 | low
+        }
+    }
+}
