@@ -208,34 +208,32 @@ extension PixivIllust.InvisibleReason {
     /// `user.id`: with `limit_unknown` it tells ``deleted`` (0) from ``unknown``. A `limit_` kind
     /// not known here is ``unknown``.
     package init?(placeholderURL url: String, userID: Int) {
-        // On the UTF-8 bytes, not Characters: this runs for every image URL of every work a page
-        // holds, and the URLs are ASCII.
-        let bytes = url.utf8
+        // On the contiguous UTF-8 bytes, not Characters: this runs for every image URL of every
+        // work a page holds, and the URLs are ASCII.
+        var url = url
+        guard let reason = url.withUTF8({ Self.reason(placeholderPath: $0, userID: userID) }) else { return nil }
+        self = reason
+    }
+
+    private static func reason(placeholderPath bytes: UnsafeBufferPointer<UInt8>, userID: Int) -> Self? {
         let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
         guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return nil }
-        let name = bytes[bytes.index(after: slash)..<pathEnd]
+        let name = bytes[(slash + 1)..<pathEnd]
         guard name.starts(with: "limit_".utf8) else { return nil }
         let kind = name.dropFirst("limit_".utf8.count)
-        func names(_ word: String) -> Bool {
-            guard kind.starts(with: word.utf8) else { return false }
-            let next = kind.dropFirst(word.utf8.count).first
+        func names(_ word: StaticString) -> Bool {
+            let word = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+            guard kind.starts(with: word) else { return false }
+            let next = kind.dropFirst(word.count).first
             return next == nil || next == UInt8(ascii: "_") || next == UInt8(ascii: ".")
         }
-        if names("mypixiv") {
-            self = .myPixivOnly
-        } else if names("sanity_level") {
-            self = .sanityLimited
-        } else if names("unviewable") {
-            self = .unviewable
-        } else if names("r18") {
-            self = .hiddenByR18Setting
-        } else if names("r18g") {
-            self = .hiddenByR18GSetting
-        } else if names("unknown") && userID == 0 {
-            self = .deleted
-        } else {
-            self = .unknown
-        }
+        if names("mypixiv") { return .myPixivOnly }
+        if names("sanity_level") { return .sanityLimited }
+        if names("unviewable") { return .unviewable }
+        if names("r18") { return .hiddenByR18Setting }
+        if names("r18g") { return .hiddenByR18GSetting }
+        if names("unknown") && userID == 0 { return .deleted }
+        return .unknown
     }
 }
 
