@@ -17,7 +17,38 @@ extension IOThreadPool {
             submitHelper(for: pieces)
         }
         while pieces.computeNext() {}
-        return pieces.results()
+        return pieces.results().map { $0! }
+    }
+
+    /// The same pieces as ``map(_:_:)``, each handed to `consume` on the calling thread, in
+    /// order, as soon as it and the pieces before it are done, and then dropped: the calling
+    /// thread consumes what is ready and computes pieces while the next is not, so writing the
+    /// pieces (a compacted journal's lines) overlaps computing them, and no more of them are
+    /// held at once than the helpers got ahead. When `consume` throws, no piece is started
+    /// after it and the error is rethrown once the pieces under way are done. Blocks.
+    func map<Value: Sendable>(
+        _ count: Int, _ body: @escaping @Sendable (Int) -> Value, consumingInOrder consume: (Int, Value) throws -> Void
+    ) throws {
+        guard count > 0 else { return }
+        let pieces = Pieces(count: count, body)
+        for _ in 0..<min(threadCount - 1, count - 1) {
+            submitHelper(for: pieces)
+        }
+        var consumed = 0
+        do {
+            while consumed < count {
+                if let value = pieces.take(consumed) {
+                    try consume(consumed, value)
+                    consumed += 1
+                } else if !pieces.computeNext() {
+                    pieces.waitForProgress()
+                }
+            }
+        } catch {
+            pieces.stopStarting()
+            _ = pieces.results()
+            throw error
+        }
     }
 
     private func submitHelper<Value>(for pieces: Pieces<Value>) {
@@ -39,6 +70,8 @@ private final class Pieces<Value: Sendable>: Sendable {
     private let body: @Sendable (Int) -> Value
     private let state: Mutex<State>
     private let finished = DispatchSemaphore(value: 0)
+    /// Signalled each time a piece is done.
+    private let progress = DispatchSemaphore(value: 0)
 
     /// `count` pieces, at least one.
     init(count: Int, _ body: @escaping @Sendable (Int) -> Value) {
@@ -61,13 +94,39 @@ private final class Pieces<Value: Sendable>: Sendable {
             state.unfinished -= 1
             return state.unfinished == 0
         }
+        progress.signal()
         if isLast { finished.signal() }
         return true
     }
 
-    /// Every piece's value, in order, once the threads that took the last ones are done. Blocks.
-    func results() -> [Value] {
+    /// Piece `index`'s value, taken out, once it is done; `nil` before.
+    func take(_ index: Int) -> Value? {
+        state.withLock { state in
+            defer { state.results[index] = nil }
+            return state.results[index]
+        }
+    }
+
+    /// Waits until a piece is done since the last wait (at once when one was meanwhile).
+    func waitForProgress() {
+        progress.wait()
+    }
+
+    /// No piece not yet taken is computed: each counts as done, with no value.
+    func stopStarting() {
+        let isLast = state.withLock { state in
+            let skipped = count - state.next
+            state.next = count
+            state.unfinished -= skipped
+            return skipped > 0 && state.unfinished == 0
+        }
+        if isLast { finished.signal() }
+    }
+
+    /// Every piece's value, in order, once the threads that took the last ones are done; a piece
+    /// taken or never computed is `nil`. Blocks.
+    func results() -> [Value?] {
         finished.wait()
-        return state.withLock { state in state.results.map { $0! } }
+        return state.withLock { state in state.results }
     }
 }

@@ -83,4 +83,58 @@ import Testing
         #expect(seenByQueued.withLock { $0 } == [1], "the work queued during piece 0 ran after one piece of helping, not all")
         #expect(Set(done.withLock { $0 }) == [0, 1, 2])
     }
+
+    /// `map(_:_:consumingInOrder:)`: each piece consumed once, in order, on the calling thread,
+    /// whichever thread computed it, and consuming starts before the last piece is computed.
+    @Test(arguments: [1, 2, 4])
+    func piecesAreConsumedInOrderOnTheCallingThread(threads: Int) async throws {
+        let pool = IOThreadPool(threads: threads)
+        for count in [0, 1, 7, 100] {
+            let calls = Calls()
+            let outcome = try await pool.run { () throws -> (consumed: [Int], onCaller: Bool, computedWhenFirstConsumed: Int) in
+                let caller = pthread_self()
+                var consumed: [Int] = [], onCaller = true, computedWhenFirstConsumed = -1
+                try pool.map(count, { index in
+                    calls.record(index)
+                    return index * index
+                }, consumingInOrder: { index, square in
+                    #expect(square == index * index)
+                    if consumed.isEmpty { computedWhenFirstConsumed = calls.all.count }
+                    consumed.append(index)
+                    onCaller = onCaller && pthread_equal(pthread_self(), caller) != 0
+                })
+                return (consumed, onCaller, computedWhenFirstConsumed)
+            }
+            #expect(outcome.consumed == Array(0..<count))
+            #expect(outcome.onCaller)
+            #expect(calls.all == Dictionary(uniqueKeysWithValues: (0..<count).map { ($0, 1) }))
+            // One thread: the caller consumes piece 0 as soon as it computed it.
+            if threads == 1 && count > 0 { #expect(outcome.computedWhenFirstConsumed == 1) }
+        }
+    }
+
+    struct Refused: Error {}
+
+    /// When consuming throws, the error comes back and nothing is consumed after it; on one
+    /// thread, no piece is computed after it either (a helper may have run ahead before it).
+    @Test(arguments: [1, 2])
+    func aConsumerThatThrowsStopsThePieces(threads: Int) async throws {
+        let pool = IOThreadPool(threads: threads)
+        let calls = Calls()
+        let consumed = Mutex<[Int]>([])
+        await #expect(throws: Refused.self) {
+            try await pool.run {
+                try pool.map(50, { index in
+                    calls.record(index)
+                    return index
+                }, consumingInOrder: { index, _ in
+                    consumed.withLock { $0.append(index) }
+                    if index == 3 { throw Refused() }
+                })
+            }
+        }
+        #expect(consumed.withLock { $0 } == [0, 1, 2, 3])
+        if threads == 1 { #expect(calls.all.keys.sorted() == [0, 1, 2, 3]) }
+        #expect(calls.all.values.allSatisfy { $0 == 1 })
+    }
 }

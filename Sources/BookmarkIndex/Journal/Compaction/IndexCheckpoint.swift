@@ -113,6 +113,11 @@ enum IndexCheckpoint {
                 throw error
             }
             try fileSystem.close(file)
+            // The old checkpoint goes first: renaming over it would make ext4 (auto_da_alloc)
+            // start writing the new file out inside the rename, 20 ms at 100,000 bookmarks, for
+            // a file that is a cache and needs no fsync. A crash in between leaves no checkpoint,
+            // and the next open reads the journal whole.
+            try? fileSystem.removeItem(atPath: directory + "/" + fileName)
             try fileSystem.rename(atPath: temporaryPath, toPath: directory + "/" + fileName)
         } catch {
             try? fileSystem.removeItem(atPath: temporaryPath)

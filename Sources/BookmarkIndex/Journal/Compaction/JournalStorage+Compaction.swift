@@ -84,10 +84,9 @@ extension JournalStorage {
     /// Writes `state` as a complete journal to the temporary file and fsyncs it, leaving it open
     /// for the carried batches. The journal itself is not touched. Blocks.
     func writeCompactedFile(_ state: BookmarkIndexState) throws -> PendingJournal {
-        let encoded = WholeFileWriter.encodeJournal(state, compacted: options.now(), options: options)
         do {
-            let file = try WholeFileWriter.writeTemporary(encoded.lines, directory: directory, fileSystem: fileSystem)
-            return PendingJournal(file: file, installed: encoded.installed)
+            let (file, installed) = try WholeFileWriter.writeTemporary(state, compacted: options.now(), directory: directory, options: options)
+            return PendingJournal(file: file, installed: installed)
         } catch {
             throw compactionFailure(error)
         }

@@ -47,68 +47,65 @@ enum WholeFileWriter {
         return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
     }
 
-    /// A complete journal as bytes: its lines, in order (the header first), and what they hold.
-    struct Encoded {
-        var lines: [[UInt8]]
-        var installed: Installed
-    }
-
-    /// `state` as a complete journal. The lines of bookmarks (a thousand each) are encoded on
-    /// the calling thread and on the pool's free threads (see ``IOThreadPool/map(_:_:)``).
-    /// Blocks.
-    static func encodeJournal(_ state: BookmarkIndexState, compacted: Date?, options: Options) -> Encoded {
-        let id = UInt64.random(in: .min ... .max)
-        var header = JSONWriter(capacity: 256)
-        JournalCodec.appendHeader(
-            .init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted, id: id),
-            to: &header
-        )
-        let perLine = JournalStorage.rowsPerCompactedLine
-        let rowLines = Restrict.allCases.flatMap { restrict in
-            let rows = state.rowsNewestFirst(in: restrict)
-            return stride(from: 0, to: rows.count, by: perLine).map { start in
-                (restrict, rows[start..<min(start + perLine, rows.count)])
-            }
-        }
-        var lines = [header.bytes]
-        lines += options.ioPool.map(rowLines.count) { index in
-            let (restrict, rows) = rowLines[index]
-            // Room for a bookmark of about 550 bytes (the benchmark's) and then some, so that a
-            // line rarely grows.
-            var line = JSONWriter(capacity: 768 * rows.count)
-            JournalCodec.appendBatch(sequence: index + 1, rows.map { .upsert(state.materialize($0, in: restrict)) }, to: &line)
-            return line.bytes
-        }
-        let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
-            let metadata = state.metadata(for: restrict)
-            return metadata == BookmarkIndexMetadata() ? nil : .setMetadata(metadata, for: restrict)
-        }
-        if !metadata.isEmpty {
-            var line = JSONWriter(capacity: 512)
-            JournalCodec.appendBatch(sequence: lines.count, metadata, to: &line)
-            lines.append(line.bytes)
-        }
-        let length = lines.reduce(0) { $0 + $1.count }
-        let installed = Installed(length: length, nextSequence: lines.count, id: id, lastLineOffset: length - lines[lines.count - 1].count)
-        return Encoded(lines: lines, installed: installed)
-    }
-
-    /// Writes `lines` to the temporary file beside the journal and fsyncs it, leaving it open
-    /// for more lines. When this throws, the temporary file is gone and the journal untouched.
-    static func writeTemporary(_ lines: [[UInt8]], directory: String, fileSystem: any JournalFileSystem) throws -> JournalFileHandle {
+    /// Writes `state` as a complete journal to the temporary file beside the journal and fsyncs
+    /// it, leaving it open for more lines; returns it with what it holds. The lines of bookmarks
+    /// (a thousand each) are encoded on the calling thread and on the pool's free threads, and
+    /// each is written as soon as it and the lines before it are encoded (see
+    /// ``IOThreadPool/map(_:_:consumingInOrder:)``), so the writing overlaps the encoding and
+    /// the file is never held in memory whole. When this throws, the temporary file is gone and
+    /// the journal untouched. Blocks.
+    static func writeTemporary(
+        _ state: BookmarkIndexState, compacted: Date?, directory: String, options: Options
+    ) throws -> (file: JournalFileHandle, installed: Installed) {
+        let fileSystem = options.fileSystem
         let temporaryPath = directory + "/" + temporaryFileName
         do {
             let file = try fileSystem.openForAppending(atPath: temporaryPath, truncating: true)
             do {
-                for line in lines {
+                var length = 0, lastLineOffset = 0, lines = 0
+                func write(_ line: [UInt8]) throws {
                     try line.withUnsafeBytes { try fileSystem.write($0, to: file) }
+                    lastLineOffset = length
+                    length += line.count
+                    lines += 1
+                }
+                let id = UInt64.random(in: .min ... .max)
+                var header = JSONWriter(capacity: 256)
+                JournalCodec.appendHeader(
+                    .init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted, id: id),
+                    to: &header
+                )
+                try write(header.bytes)
+                let perLine = JournalStorage.rowsPerCompactedLine
+                let rowLines = Restrict.allCases.flatMap { restrict in
+                    let rows = state.rowsNewestFirst(in: restrict)
+                    return stride(from: 0, to: rows.count, by: perLine).map { start in
+                        (restrict, rows[start..<min(start + perLine, rows.count)])
+                    }
+                }
+                try options.ioPool.map(rowLines.count, { index in
+                    let (restrict, rows) = rowLines[index]
+                    // Room for a bookmark of about 600 bytes (the benchmark's) and then some, so
+                    // that a line rarely grows.
+                    var line = JSONWriter(capacity: 768 * rows.count)
+                    JournalCodec.appendBatch(sequence: index + 1, rows.map { .upsert(state.materialize($0, in: restrict)) }, to: &line)
+                    return line.bytes
+                }, consumingInOrder: { _, line in try write(line) })
+                let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
+                    let metadata = state.metadata(for: restrict)
+                    return metadata == BookmarkIndexMetadata() ? nil : .setMetadata(metadata, for: restrict)
+                }
+                if !metadata.isEmpty {
+                    var line = JSONWriter(capacity: 512)
+                    JournalCodec.appendBatch(sequence: lines, metadata, to: &line)
+                    try write(line.bytes)
                 }
                 try fileSystem.synchronize(file)
+                return (file, Installed(length: length, nextSequence: lines, id: id, lastLineOffset: lastLineOffset))
             } catch {
                 try? fileSystem.close(file)
                 throw error
             }
-            return file
         } catch {
             try? fileSystem.removeItem(atPath: temporaryPath)
             throw error
@@ -143,9 +140,8 @@ enum WholeFileWriter {
         options: Options,
         keepingOldAs aside: String? = nil
     ) throws -> Installed {
-        let encoded = encodeJournal(state, compacted: compacted, options: options)
-        let file = try writeTemporary(encoded.lines, directory: directory, fileSystem: options.fileSystem)
+        let (file, installed) = try writeTemporary(state, compacted: compacted, directory: directory, options: options)
         try install(file, directory: directory, fileSystem: options.fileSystem, keepingOldAs: aside)
-        return encoded.installed
+        return installed
     }
 }
