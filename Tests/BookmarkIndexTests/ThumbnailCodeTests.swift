@@ -1,5 +1,5 @@
 @testable import BookmarkIndex
-import BookmarkIndexTesting
+@testable import BookmarkIndexTesting
 import Foundation
 import Testing
 
@@ -120,6 +120,23 @@ import Testing
         let expected = Dictionary(uniqueKeysWithValues: rows.map { ($0.illust.id, $0.illust.thumbnailURL) })
         for bookmark in state.allBookmarks(in: .public) {
             #expect(bookmark.illust.thumbnailURL == expected[bookmark.illust.id]!)
+        }
+    }
+
+    /// The synthetic works' thumbnails spell their time as Pixiv does, in Japan's time: the
+    /// arithmetic agrees with `Calendar` from 1970 to 2100, around midnight and leap days too.
+    @Test func syntheticThumbnailsSpellTheTimeAsPixivDoes() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
+        var random = SplitMix64(seed: 13)
+        let edges: [TimeInterval] = [0, -1, 86_400 - 9 * 3600, 951_782_400 - 9 * 3600 - 1, 951_782_400, 4_102_444_799]
+        for seconds in edges + (0..<2_000).map({ _ in TimeInterval(random.next() % 4_102_444_800) }) {
+            let date = Date(timeIntervalSince1970: seconds)
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let expected = String(
+                format: "%04d/%02d/%02d/%02d/%02d/%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!, parts.second!
+            )
+            #expect(SyntheticBookmarks.imagePathTime(date) == expected, "\(seconds)")
         }
     }
 }

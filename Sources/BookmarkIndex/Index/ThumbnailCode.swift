@@ -1,3 +1,5 @@
+import Foundation
+
 /// A thumbnail URL as a row keeps it: Pixiv's shape in a few bytes, anything else verbatim.
 ///
 /// Nearly every thumbnail Pixiv's app API sends is
@@ -107,46 +109,40 @@ enum ThumbnailCode {
         }
         let time = reader.take(7)
         guard time.count == 7, reader.isAtEnd, time.allSatisfy({ $0 >> 4 < 10 && $0 & 15 < 10 }) else { return nil }
-        var digits = 1
-        while digits < 19 && illustID >= power(of: digits) { digits += 1 }
+        var digits = 1, bound = 10
+        while digits < 19 && illustID >= bound {
+            digits += 1
+            bound &*= 10
+        }
         let suffix = variants[variant]
         // The prefix, 7 pairs of digits with 6 slashes after them, the ID, "_p0_", the variant, ".jpg".
         let length = prefix.count + 20 + digits + page.count + suffix.count + fileExtension.count
         return String(unsafeUninitializedCapacity: length) { url in
-            var offset = 0
+            var next = url.baseAddress!
             func put(_ bytes: [UInt8]) {
-                for byte in bytes {
-                    url[offset] = byte
-                    offset += 1
-                }
-            }
-            func put(_ byte: UInt8) {
-                url[offset] = byte
-                offset += 1
+                bytes.withUnsafeBufferPointer { next.update(from: $0.baseAddress!, count: $0.count) }
+                next += bytes.count
             }
             put(prefix)
-            for (index, pair) in time.enumerated() {
-                put(UInt8(ascii: "0") + pair >> 4)
-                put(UInt8(ascii: "0") + pair & 15)
+            for index in 0..<7 {
+                let pair = time[time.startIndex + index]
+                next[0] = UInt8(ascii: "0") + pair >> 4
+                next[1] = UInt8(ascii: "0") + pair & 15
+                next[2] = slash
                 // The year's two pairs are one field.
-                if index != 0 { put(slash) }
+                next += index == 0 ? 2 : 3
             }
             var value = illustID
             for position in (0..<digits).reversed() {
-                url[offset + position] = UInt8(ascii: "0") + UInt8(value % 10)
+                next[position] = UInt8(ascii: "0") + UInt8(value % 10)
                 value /= 10
             }
-            offset += digits
+            next += digits
             put(page)
             put(suffix)
             put(fileExtension)
-            return offset
+            return next - url.baseAddress!
         }
-    }
-
-    /// 10 to the power `exponent` (below 19).
-    private static func power(of exponent: Int) -> Int {
-        (0..<exponent).reduce(1) { value, _ in value * 10 }
     }
 
     /// `value`'s decimal digits.
@@ -170,8 +166,9 @@ enum ThumbnailCode {
 
         /// Skips `expected` when the bytes go on with it.
         mutating func skip(_ expected: [UInt8]) -> Bool {
-            guard bytes.count - offset >= expected.count,
-                  bytes[offset..<offset + expected.count].elementsEqual(expected) else { return false }
+            guard !expected.isEmpty, bytes.count - offset >= expected.count,
+                  expected.withUnsafeBufferPointer({ memcmp(bytes.baseAddress! + offset, $0.baseAddress!, expected.count) }) == 0
+            else { return false }
             offset += expected.count
             return true
         }

@@ -133,7 +133,7 @@ extension IndexCheckpointTests {
     @Test func aDamagedCheckpointIsNotUsedAndTheJournalIsReadWhole() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let model = try await compactedJournal(in: directory, seed: 8, count: 80)
+        let model = try await compactedJournal(in: directory, seed: 8, count: 30)
         let good = try [UInt8](Data(contentsOf: URL(fileURLWithPath: checkpointPath(directory))))
         var damaged: [(String, [UInt8])] = []
         // Every byte of the header and section table, then bytes spread over the sections.
@@ -147,13 +147,17 @@ extension IndexCheckpointTests {
         }
         damaged.append(("a byte appended", good + [0]))
 
-        for (what, bytes) in damaged {
+        let expected = StateDump(model)
+        for (index, (what, bytes)) in damaged.enumerated() {
             let url = URL(fileURLWithPath: checkpointPath(directory))
             try Data(bytes).write(to: url)
             // A reader leaves the damaged checkpoint in place for verify.
             let journal = try await JournalReader.open(directory: directory.url, options: checkpointOptions())
-            #expect(StateDump(try await journal.load()) == StateDump(model), "\(what)")
+            #expect(StateDump(try await journal.load()) == expected, "\(what)")
             #expect(journal.recovery.checkpointNotUsed != nil, "\(what)")
+            // Verify, which reads the journal and the checkpoint again, for every eighth damage
+            // and the last ones (the cuts and the byte appended): the suite's longest test else.
+            guard index % 8 == 0 || index >= damaged.count - 6 else { continue }
             let report = try await JournalStorage.verify(directory: directory.url)
             #expect(report.checkpoint?.notUsedBecause != nil, "\(what)")
             #expect(report.isHealthy, "\(what): a checkpoint that is not used is harmless")
