@@ -214,29 +214,12 @@ public struct SyntheticBookmarks: Sendable {
 
     /// The image URL Pixiv sends in place of every image of a work invisible for `reason`
     /// (`limit_unknown_360.png` for a deleted work too).
-    /// The time as Pixiv's image URLs spell it, `2024/01/31/12/34/56`, in Japan's time (UTC+9).
-    ///
-    /// By arithmetic on the seconds (the civil-from-days algorithm), not `Calendar`: this runs
-    /// for every work generated, and suites generate hundreds of thousands.
+    /// The time as Pixiv's image URLs spell it, `2024/01/31/12/34/56`, in Japan's time.
     static func imagePathTime(_ date: Date) -> String {
-        let seconds = Int((date.timeIntervalSince1970 + 9 * 3600).rounded(.down))
-        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
-        let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
-        let shifted = day + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func padded(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return [padded(year, 4), padded(month, 2), padded(dayOfMonth, 2), padded(second / 3600, 2),
-                padded(second / 60 % 60, 2), padded(second % 60, 2)].joined(separator: "/")
+        let time = JapanTime(date)
+        return [JapanTime.padded(time.year, 4), JapanTime.padded(time.month, 2), JapanTime.padded(time.day, 2),
+                JapanTime.padded(time.hour, 2), JapanTime.padded(time.minute, 2), JapanTime.padded(time.second, 2)]
+            .joined(separator: "/")
     }
 
     public static func placeholderImageURL(for reason: VanishReason) -> String {

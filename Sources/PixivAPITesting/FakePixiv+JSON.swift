@@ -1,4 +1,5 @@
 import BookmarkIndex
+import BookmarkIndexTesting
 import BookmarkJSON
 import Foundation
 import PixivAPI
@@ -88,25 +89,11 @@ enum PixivJSON {
     }
 
     /// `date` in Japan time as Pixiv's fake writes it, `2024-01-01T09:00:00+0900` (whole seconds,
-    /// rounded down): what `Date.ISO8601FormatStyle` with a +09:00 zone writes, computed without
-    /// a calendar.
+    /// rounded down): what `Date.ISO8601FormatStyle` with a +09:00 zone writes.
     static func japanTime(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down)) + 9 * 3600
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))+0900"
+        let time = JapanTime(date)
+        func two(_ value: Int) -> String { JapanTime.padded(value, 2) }
+        return "\(JapanTime.padded(time.year, 4))-\(two(time.month))-\(two(time.day))T\(two(time.hour)):\(two(time.minute)):\(two(time.second))+0900"
     }
 }
 
