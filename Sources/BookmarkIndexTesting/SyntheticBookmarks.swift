@@ -212,8 +212,6 @@ public struct SyntheticBookmarks: Sendable {
         return "\(names[artistID % names.count])\(artistID % 97)"
     }
 
-    /// The image URL Pixiv sends in place of every image of a work invisible for `reason`
-    /// (`limit_unknown_360.png` for a deleted work too).
     /// The time as Pixiv's image URLs spell it, `2024/01/31/12/34/56`, in Japan's time.
     static func imagePathTime(_ date: Date) -> String {
         let time = JapanTime(date)
@@ -222,6 +220,8 @@ public struct SyntheticBookmarks: Sendable {
             .joined(separator: "/")
     }
 
+    /// The image URL Pixiv sends in place of every image of a work invisible for `reason`
+    /// (`limit_unknown_360.png` for a deleted work too).
     public static func placeholderImageURL(for reason: VanishReason) -> String {
         let kind = switch reason {
         case .deleted, .unknown: "unknown"
