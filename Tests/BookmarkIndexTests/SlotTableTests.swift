@@ -76,6 +76,21 @@ import Testing
         }
     }
 
+    /// `insertUnlessPresent` inserts a new ID and, for an ID held already, inserts nothing and
+    /// names the slot that holds it, across growth.
+    @Test func insertUnlessPresentNamesTheSlotHoldingAnID() {
+        var table = SlotTable()
+        var rows: [ListIndex.Row] = []
+        for id in 0..<200 {
+            rows.append(Self.row(id * 5 % 137))
+            let held = table.insertUnlessPresent(Int32(rows.count - 1), in: rows)
+            let first = rows.indices.first { rows[$0].illustID == rows.last!.illustID }!
+            #expect(held == (first == rows.count - 1 ? nil : Int32(first)))
+        }
+        #expect(table.count == 137)
+        #expect((0..<137).allSatisfy { id in table.slot(of: id, in: rows).map { rows[Int($0)].illustID } == id })
+    }
+
     @Test func aTableSizedForItsRowsDoesNotGrow() {
         let rows = (0..<1_000).map { Self.row($0 * 7) }
         var table = SlotTable(capacity: rows.count)

@@ -79,10 +79,9 @@ extension ListIndex {
             guard Int(row.vanishReason) <= VanishReason.allCases.count, !row.isVisible || !row.hasVanishedAt else {
                 throw InconsistentParts(reason: "row \(slot)'s vanished mark is not one the index writes")
             }
-            guard slotByIllust.slot(of: row.illustID, in: slots) == nil else {
+            guard slotByIllust.insertUnlessPresent(Int32(slot), in: slots) == nil else {
                 throw InconsistentParts(reason: "illust \(row.illustID) has two rows")
             }
-            slotByIllust.insert(Int32(slot), in: slots)
             if !row.isVisible { vanished.append(Int32(slot)) }
         }
         return IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished), columns: FacetColumns(rows: slots))
