@@ -79,7 +79,7 @@ extension ListIndex {
             guard Int(row.vanishReason) <= VanishReason.allCases.count, !row.isVisible || !row.hasVanishedAt else {
                 throw InconsistentParts(reason: "row \(slot)'s vanished mark is not one the index writes")
             }
-            guard slotByIllust.insertUnlessPresent(Int32(slot), in: slots) == nil else {
+            guard slotByIllust.insert(Int32(slot), in: slots) == nil else {
                 throw InconsistentParts(reason: "illust \(row.illustID) has two rows")
             }
             if !row.isVisible { vanished.append(Int32(slot)) }

@@ -168,7 +168,8 @@ struct ListIndex: Sendable {
         slots[Int(slot)] = row
         leaders.replace(nil, with: row, at: slot)
         columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
-        slotByIllust.insert(slot, in: slots)
+        let held = slotByIllust.insert(slot, in: slots)
+        assert(held == nil, "the row is new: its illust had no slot")
         indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
         if !row.isVisible { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
     }

@@ -39,50 +39,40 @@ struct SlotTable: Sendable {
 
     /// The slot of `illustID`'s row.
     func slot(of illustID: Int, in rows: [ListIndex.Row]) -> Int32? {
-        bucket(of: illustID, in: rows).map { Int32(buckets[$0] - 1) }
+        let (bucket, found) = probe(illustID, in: rows)
+        return found ? Int32(buckets[bucket] - 1) : nil
     }
 
-    private func bucket(of illustID: Int, in rows: [ListIndex.Row]) -> Int? {
+    /// The bucket holding `illustID` (`found`), else the empty one that ends its run.
+    private func probe(_ illustID: Int, in rows: [ListIndex.Row]) -> (bucket: Int, found: Bool) {
         let mask = buckets.count - 1
         var index = home(of: illustID)
         while true {
             let entry = buckets[index]
-            if entry == 0 { return nil }
-            if rows[Int(entry - 1)].illustID == illustID { return index }
+            if entry == 0 { return (index, false) }
+            if rows[Int(entry - 1)].illustID == illustID { return (index, true) }
             index = (index + 1) & mask
         }
-    }
-
-    /// Records `slot` as the row of `rows[slot].illustID`, which the table does not hold.
-    mutating func insert(_ slot: Int32, in rows: [ListIndex.Row]) {
-        precondition(slot >= 0 && slot < Int32.max, "a list holds fewer than 2^31 - 1 rows")
-        if (count + 1) > buckets.count * 3 / 4 { grow(rows) }
-        place(slot, illustID: rows[Int(slot)].illustID)
-        count += 1
     }
 
     /// Records `slot` as the row of `rows[slot].illustID` unless the table holds that ID
-    /// already, and then returns the slot holding it: the check and the insertion in one probe
-    /// (what reading rows from a checkpoint does for every row).
-    mutating func insertUnlessPresent(_ slot: Int32, in rows: [ListIndex.Row]) -> Int32? {
+    /// already, and then returns the slot holding it, inserting nothing: the check and the
+    /// insertion in one probe.
+    mutating func insert(_ slot: Int32, in rows: [ListIndex.Row]) -> Int32? {
         precondition(slot >= 0 && slot < Int32.max, "a list holds fewer than 2^31 - 1 rows")
         if (count + 1) > buckets.count * 3 / 4 { grow(rows) }
-        let illustID = rows[Int(slot)].illustID
-        let mask = buckets.count - 1
-        var index = home(of: illustID)
-        while buckets[index] != 0 {
-            let held = Int32(buckets[index] - 1)
-            if rows[Int(held)].illustID == illustID { return held }
-            index = (index + 1) & mask
-        }
-        buckets[index] = UInt32(slot + 1)
+        let (bucket, found) = probe(rows[Int(slot)].illustID, in: rows)
+        if found { return Int32(buckets[bucket] - 1) }
+        buckets[bucket] = UInt32(slot + 1)
         count += 1
         return nil
     }
 
     /// Forgets `illustID`'s row and returns its slot; `nil` when the table does not hold it.
     mutating func remove(_ illustID: Int, in rows: [ListIndex.Row]) -> Int32? {
-        guard var hole = bucket(of: illustID, in: rows) else { return nil }
+        let probed = probe(illustID, in: rows)
+        guard probed.found else { return nil }
+        var hole = probed.bucket
         let slot = Int32(buckets[hole] - 1)
         buckets[hole] = 0
         count -= 1
