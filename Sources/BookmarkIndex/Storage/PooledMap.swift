@@ -2,33 +2,22 @@ import Dispatch
 import Synchronization
 
 extension IOThreadPool {
-    /// `body(0)`, `body(1)`, … `body(count - 1)`, in that order, computed on the calling thread
-    /// and on whichever of the pool's other threads are free: for splitting one blocking job
-    /// (encoding a compacted journal) into pieces.
+    /// `body(0)`, `body(1)`, … `body(count - 1)`, computed on the calling thread and on
+    /// whichever of the pool's other threads are free, each handed to `consume` on the calling
+    /// thread, in order, as soon as it and the pieces before it are done, and then dropped: for
+    /// splitting one blocking job into pieces whose results are used in order (a compacted
+    /// journal's lines, each written while the next are encoded).
     ///
-    /// A thread that helps takes one piece at a time and then goes to the back of the queue, so
-    /// work submitted meanwhile (another store's append) waits for one piece, not for the
-    /// whole job. On a pool whose threads are all busy, the calling thread computes every
-    /// piece itself. Blocks: call it from a thread that may block (one of the pool's).
-    func map<Value: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Value) -> [Value] {
-        guard count > 0 else { return [] }
-        let pieces = Pieces(count: count, body)
-        for _ in 0..<min(threadCount - 1, count - 1) {
-            submitHelper(for: pieces)
-        }
-        while pieces.computeNext() {}
-        return pieces.results().map { $0! }
-    }
-
-    /// The same pieces as ``map(_:_:)``, each handed to `consume` on the calling thread, in
-    /// order, as soon as it and the pieces before it are done, and then dropped: the calling
-    /// thread consumes what is ready and computes pieces while the next is not, so writing the
-    /// pieces (a compacted journal's lines) overlaps computing them, and no more of them are
-    /// held at once than the helpers got ahead. When `consume` throws, no piece is started
-    /// after it and the error is rethrown once the pieces under way are done. Blocks.
+    /// The calling thread consumes what is ready and computes pieces while the next is not, so
+    /// no more pieces are held at once than the helpers got ahead. A thread that helps takes one
+    /// piece at a time and then goes to the back of the queue, so work submitted meanwhile
+    /// (another store's append) waits for one piece, not for the whole job. On a pool whose
+    /// threads are all busy, the calling thread computes every piece itself. When `consume`
+    /// throws, no piece is started after it and the error is rethrown once the pieces under way
+    /// are done. Blocks: call it from a thread that may block (one of the pool's).
     func map<Value: Sendable>(
         _ count: Int, _ body: @escaping @Sendable (Int) -> Value, consumingInOrder consume: (Int, Value) throws -> Void
-    ) throws {
+    ) rethrows {
         guard count > 0 else { return }
         let pieces = Pieces(count: count, body)
         for _ in 0..<min(threadCount - 1, count - 1) {
@@ -46,7 +35,7 @@ extension IOThreadPool {
             }
         } catch {
             pieces.stopStarting()
-            _ = pieces.results()
+            pieces.waitUntilFinished()
             throw error
         }
     }
@@ -58,7 +47,8 @@ extension IOThreadPool {
     }
 }
 
-/// The pieces of one ``IOThreadPool/map(_:_:)``: which is next, and what each came to.
+/// The pieces of one ``IOThreadPool/map(_:_:consumingInOrder:)``: which is next, and what each
+/// came to until it is taken.
 private final class Pieces<Value: Sendable>: Sendable {
     private struct State {
         var next = 0
@@ -123,10 +113,8 @@ private final class Pieces<Value: Sendable>: Sendable {
         if isLast { finished.signal() }
     }
 
-    /// Every piece's value, in order, once the threads that took the last ones are done; a piece
-    /// taken or never computed is `nil`. Blocks.
-    func results() -> [Value?] {
+    /// Returns once the threads that took the last pieces are done with them. Blocks.
+    func waitUntilFinished() {
         finished.wait()
-        return state.withLock { state in state.results }
     }
 }

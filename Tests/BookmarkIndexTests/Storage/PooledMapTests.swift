@@ -6,6 +6,13 @@ import Testing
 
 /// `IOThreadPool.map`: one blocking job split into pieces over the pool's free threads.
 @Suite struct PooledMapTests {
+    /// Every piece's value, in order, as the pieces are consumed.
+    static func values<Value: Sendable>(_ pool: IOThreadPool, _ count: Int, _ body: @escaping @Sendable (Int) -> Value) -> [Value] {
+        var values: [Value] = []
+        pool.map(count, body, consumingInOrder: { _, value in values.append(value) })
+        return values
+    }
+
     final class Calls: Sendable {
         private let counts = Mutex<[Int: Int]>([:])
         func record(_ index: Int) { counts.withLock { $0[index, default: 0] += 1 } }
@@ -18,7 +25,7 @@ import Testing
         for count in [0, 1, 7, 100] {
             let calls = Calls()
             let squares = try await pool.run {
-                pool.map(count) { index in
+                Self.values(pool, count) { index in
                     calls.record(index)
                     return index * index
                 }
@@ -50,7 +57,7 @@ import Testing
         pool.submit { started.open(); _ = busy.pass() }
         await started.opened()
         let threads = try await pool.run { () -> (caller: pthread_t, pieces: [pthread_t]) in
-            (pthread_self(), pool.map(5) { _ in pthread_self() })
+            (pthread_self(), Self.values(pool, 5) { _ in pthread_self() })
         }
         busy.open()
         #expect(threads.pieces.allSatisfy { pthread_equal($0, threads.caller) != 0 })
@@ -67,7 +74,7 @@ import Testing
         await started.opened()
         let seenByQueued = Mutex<[Int]?>(nil)
         try await pool.run {
-            _ = pool.map(3) { index in
+            _ = Self.values(pool, 3) { index in
                 if index == 0 {
                     pool.submit {
                         seenByQueued.withLock { $0 = done.withLock { $0 } }
@@ -91,10 +98,10 @@ import Testing
         let pool = IOThreadPool(threads: threads)
         for count in [0, 1, 7, 100] {
             let calls = Calls()
-            let outcome = try await pool.run { () throws -> (consumed: [Int], onCaller: Bool, computedWhenFirstConsumed: Int) in
+            let outcome = try await pool.run { () -> (consumed: [Int], onCaller: Bool, computedWhenFirstConsumed: Int) in
                 let caller = pthread_self()
                 var consumed: [Int] = [], onCaller = true, computedWhenFirstConsumed = -1
-                try pool.map(count, { index in
+                pool.map(count, { index in
                     calls.record(index)
                     return index * index
                 }, consumingInOrder: { index, square in
