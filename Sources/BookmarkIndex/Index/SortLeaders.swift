@@ -105,7 +105,7 @@ struct SortLeaders: Sendable {
         for (slot, row) in rows.enumerated() where row.isLive {
             live += 1
             let entry = Entry(rank: Self.rank(of: row, in: sort), slot: Int32(slot))
-            if kept.wouldKeep(entry) { kept.offer(entry) }
+            kept.offer(entry)
         }
         let entries = kept.sorted()
         return Leaders(floor: live > capacity ? entries.last?.rank : nil, entries: entries)
