@@ -56,13 +56,10 @@ extension BookmarkIndexState {
         let wanted = limit.map { offset + $0 }
         if wanted == 0 { return [] }
 
-        if let candidates = plan.candidates, wanted == nil || !plan.walksInsteadOfCandidates {
-            var selection = BoundedSelection<ListIndex.Row>(limit: wanted, isOrderedBefore: isNewer)
-            for slot in candidates where plan.admits(slot) {
-                guard let row = list.row(at: slot), plan.matches(row, slot: slot) else { continue }
-                selection.offer(row)
-            }
-            return selection.sorted().dropFirst(offset).map { materialize($0, in: restrict) }
+        if plan.candidates != nil, wanted == nil || !plan.walksInsteadOfCandidates {
+            // Each candidate's place is compared in place, and only one that makes the cut read.
+            let (slots, _) = nearest(plan: plan, sortedBy: .bookmarkOrder, beyond: nil, above: false, limit: wanted)
+            return slots.dropFirst(offset).map { materialize(list.slots[Int($0)], in: restrict) }
         }
         var result: [IndexedBookmark] = []
         var skipped = 0
@@ -126,11 +123,6 @@ extension BookmarkIndexState {
     /// Calls `body` with each row of `restrict`'s list that matches `filter`, in no given order.
     func forEachMatch(in restrict: Restrict, matching filter: BookmarkFilter, _ body: (ListIndex.Row) -> Void) {
         queryPlan(in: restrict, matching: filter).forEachMatch { row, _ in body(row) }
-    }
-
-    /// Server order: a larger order first, then a larger illust ID (as ``OrderList`` ranks ties).
-    private func isNewer(_ a: ListIndex.Row, _ b: ListIndex.Row) -> Bool {
-        a.serverOrder != b.serverOrder ? a.serverOrder > b.serverOrder : a.illustID > b.illustID
     }
 
     private func tagOrder(_ a: (TagID, Int), _ b: (TagID, Int)) -> Bool {

@@ -82,7 +82,7 @@ extension BookmarkIndexState {
     /// above it (`above`; then ranks and `bound` are flipped, so that again the largest comes
     /// first). Most rows are turned down by one comparison with the last kept, before their row
     /// is read.
-    private func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
+    func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
         let list = plan.list
         if !above, let limit, plan.candidates == nil, let leaders = list.leaders.leaders(of: sort),
            let found = first(limit + 1, of: leaders, below: bound, matching: plan) {
@@ -94,15 +94,16 @@ extension BookmarkIndexState {
         var kept = BoundedSelection<(rank: SortRank, slot: Int32)>(limit: wanted) { $1.rank < $0.rank }
         list.slots.withUnsafeBufferPointer { rows in
             plan.forEachAdmittedSlot { slot in
+                // The row is read for its place, and for the rest of the filter only if it makes the cut.
+                #if DEBUG
+                QueryReads.current?.readRow()
+                #endif
                 let row = rows.baseAddress! + Int(slot)
                 var rank = sort.rank(key: sort.key(of: row), serverOrder: row.pointee.serverOrder, illustID: row.pointee.illustID)
                 if above { rank = rank.flipped }
                 if let bound, !(rank < bound) { return }
                 guard kept.wouldKeep((rank, slot)) else { return }
                 if readsRows {
-                    #if DEBUG
-                    QueryReads.current?.readRow()
-                    #endif
                     guard plan.matchesRow(row.pointee, slot: slot) else { return }
                 }
                 kept.offer((rank, slot))
