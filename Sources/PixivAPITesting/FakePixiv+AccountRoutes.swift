@@ -24,7 +24,7 @@ extension FakePixiv {
             json.raw("],\"next_url\":")
             if let nextURL { json.string(nextURL) } else { json.raw("null") }
             json.raw("}")
-            return Data(json.bytes)
+            return json.withUnsafeBytes { Data($0) }
         }
     }
 

@@ -80,9 +80,9 @@ struct JournalScannerTests {
         JournalCodec.appendHeader(.init(schemaVersion: BookmarkIndexMetadata.currentSchemaVersion, created: Date(timeIntervalSince1970: 0), compacted: nil, id: 1), to: &writer)
         var starts: [Int] = []
         var sequence = 0
-        while writer.bytes.count < 3 * JournalScanner.blockSize {
+        while writer.count < 3 * JournalScanner.blockSize {
             sequence += 1
-            starts.append(writer.bytes.count)
+            starts.append(writer.count)
             JournalCodec.appendBatch(sequence: sequence, generatedBatch(first: sequence * 40, count: 40), to: &writer)
         }
         let directory = TemporaryDirectory()

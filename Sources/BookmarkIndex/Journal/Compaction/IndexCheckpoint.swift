@@ -152,7 +152,7 @@ enum IndexCheckpoint {
             JournalCodec.appendChange(.setMetadata(state.metadata(for: restrict), for: restrict), to: &writer)
         }
         writer.byte(UInt8(ascii: "]"))
-        return writer.bytes
+        return writer.takeBytes()
     }
 
     // MARK: Reading

@@ -110,7 +110,7 @@ extension JournalStorage {
             do {
                 try writer.checkWritable()
                 if !carried.isEmpty {
-                    try lines.bytes.withUnsafeBytes { try fileSystem.write($0, to: pending.file) }
+                    try lines.withUnsafeBytes { try fileSystem.write($0, to: pending.file) }
                     try fileSystem.synchronize(pending.file)
                 }
             } catch {
@@ -125,7 +125,7 @@ extension JournalStorage {
             }
             // The checkpoint covers the compacted part; the carried lines come after it.
             try writer.reopen(
-                after: directory, length: installed.length + lines.bytes.count, compactedLength: installed.length,
+                after: directory, length: installed.length + lines.count, compactedLength: installed.length,
                 nextSequence: installed.nextSequence + carried.count
             )
             return installed

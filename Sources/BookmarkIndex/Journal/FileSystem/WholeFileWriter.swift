@@ -75,7 +75,7 @@ enum WholeFileWriter {
                     .init(schemaVersion: options.migrations.currentVersion, created: options.now(), compacted: compacted, id: id),
                     to: &header
                 )
-                try write(header.bytes)
+                try write(header.takeBytes())
                 let perLine = JournalStorage.rowsPerCompactedLine
                 let rowLines = Restrict.allCases.flatMap { restrict in
                     let rows = state.rowsNewestFirst(in: restrict)
@@ -89,7 +89,7 @@ enum WholeFileWriter {
                     // that a line rarely grows.
                     var line = JSONWriter(capacity: 768 * rows.count)
                     JournalCodec.appendBatch(sequence: index + 1, rows.map { .upsert(state.materialize($0, in: restrict)) }, to: &line)
-                    return line.bytes
+                    return line.takeBytes()
                 }, consumingInOrder: { _, line in try write(line) })
                 let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in
                     let metadata = state.metadata(for: restrict)
@@ -98,7 +98,7 @@ enum WholeFileWriter {
                 if !metadata.isEmpty {
                     var line = JSONWriter(capacity: 512)
                     JournalCodec.appendBatch(sequence: lines, metadata, to: &line)
-                    try write(line.bytes)
+                    try write(line.takeBytes())
                 }
                 try fileSystem.synchronize(file)
                 return (file, Installed(length: length, nextSequence: lines, id: id, lastLineOffset: lastLineOffset))

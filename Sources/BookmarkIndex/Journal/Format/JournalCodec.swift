@@ -51,7 +51,7 @@ enum JournalCodec {
     }
 
     private static func beginLine(_ writer: inout JSONWriter) -> Int {
-        let start = writer.bytes.count
+        let start = writer.count
         writer.raw("{\"crc\":\"00000000\"")
         return start
     }
@@ -59,11 +59,11 @@ enum JournalCodec {
     private static func endLine(_ writer: inout JSONWriter, start: Int) {
         writer.byte(UInt8(ascii: "}"))
         let checksumStart = start + 8
-        let crc = writer.bytes.withUnsafeBytes { bytes in
-            checksum(of: UnsafeRawBufferPointer(rebasing: bytes[start...]), skipping: 8..<16)
-        }
-        for index in 0..<8 {
-            writer.bytes[checksumStart + index] = JSONWriter.hexDigits[Int((crc >> (28 - 4 * UInt32(index))) & 0xF)]
+        writer.withUnsafeMutableBytes { bytes in
+            let crc = checksum(of: UnsafeRawBufferPointer(rebasing: bytes[start...]), skipping: 8..<16)
+            for index in 0..<8 {
+                bytes[checksumStart + index] = JSONWriter.hexDigits[Int((crc >> (28 - 4 * UInt32(index))) & 0xF)]
+            }
         }
         writer.byte(UInt8(ascii: "\n"))
     }

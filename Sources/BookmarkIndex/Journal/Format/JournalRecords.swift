@@ -211,7 +211,7 @@ struct JournalPayloadCoding: JournalValueCoding {
         writer.raw("{\"v\":")
         writer.int(payload.version)
         writer.raw(",\"state\":")
-        writer.bytes.append(contentsOf: payload.json)
+        payload.json.withUnsafeBytes { writer.raw($0) }
         if payload.isStale { writer.raw(",\"stale\":true") }
         writer.byte(UInt8(ascii: "}"))
     }

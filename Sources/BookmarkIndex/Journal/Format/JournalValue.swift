@@ -72,7 +72,7 @@ package enum JournalValue: Sendable, Hashable {
         switch self {
         case .null: writer.raw("null")
         case .bool(let value): writer.bool(value)
-        case .number(let text): writer.bytes.append(contentsOf: text.utf8)
+        case .number(let text): writer.raw(text.utf8)
         case .string(let string): writer.string(string)
         case .array(let elements):
             writer.byte(UInt8(ascii: "["))

@@ -63,7 +63,7 @@ enum JournalMigrator {
                 var writer = JSONWriter()
                 record.write(to: &writer)
                 do {
-                    changes.append(try writer.bytes.withUnsafeBytes { bytes in
+                    changes.append(try writer.withUnsafeBytes { bytes in
                         var reader = JSONReader(bytes)
                         return try JournalCodec.decodeChange(&reader)
                     })

@@ -46,7 +46,7 @@ struct JournalWriter {
             JournalCodec.appendBatch(sequence: nextSequence + offset, changes, to: &lines)
         }
         do {
-            try lines.bytes.withUnsafeBytes { try fileSystem.write($0, to: file) }
+            try lines.withUnsafeBytes { try fileSystem.write($0, to: file) }
             if durability == .always { try fileSystem.synchronize(file) }
         } catch {
             // If even cutting back fails, the file's end is unknown: this journal refuses
@@ -64,7 +64,7 @@ struct JournalWriter {
             let outcome = batches.count == 1 ? "it was not stored" : "none of them was stored"
             throw BookmarkIndexError(.io, "Could not append \(what) to \(path); \(outcome).", underlying: error)
         }
-        length += lines.bytes.count
+        length += lines.count
         nextSequence += batches.count
         carried?.append(contentsOf: batches)
     }
