@@ -193,8 +193,13 @@ public final class TestClock: SyncClock {
         maxSteps: Int = 5_000_000
     ) async -> Bool {
         for _ in 0..<maxSteps {
+            let allAsleep = sleeperCount >= (await participants())
+            // Asked after the sleepers were counted: had it been asked before, a participant
+            // could have gone to sleep in between (a walk parking for the day), and time would
+            // jump past a state `isBusy` never saw. Once every participant sleeps, nothing
+            // changes until a sleeper is woken.
             guard await isBusy() else { return true }
-            if sleeperCount >= (await participants()), let sleeper = popSleeper(notAfter: .distantFuture) {
+            if allAsleep, let sleeper = popSleeper(notAfter: .distantFuture) {
                 sleeper.continuation.resume()
             }
             await Task.yield()
