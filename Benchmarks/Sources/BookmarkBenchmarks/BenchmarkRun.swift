@@ -109,6 +109,7 @@ struct BenchmarkRun {
             let uncompactedBytes = JournalItems.journalBytes(in: unsynced)
             if wants("compact") {
                 log("compact")
+                settleWrites()
                 let compact = try await ours.compact(directory: unsynced)
                 let sqliteCompact = try sqlite.compact(directory: sqliteUnsynced)
                 let bytes = JournalItems.journalBytes(in: unsynced)
@@ -127,6 +128,7 @@ struct BenchmarkRun {
         var sqliteOpen: Figure?
         if wants("open"), let unsynced, let sqliteUnsynced, let compactedBytes {
             log("open")
+            settleWrites()
             let open = try await ours.openStore(directory: unsynced)
             let sqliteFigure = try sqlite.openDatabase(directory: sqliteUnsynced)
             sqliteOpen = sqliteFigure
@@ -157,6 +159,7 @@ struct BenchmarkRun {
             let twice = try await ours.writeUncompactedJournal()
             let twiceBytes = JournalItems.journalBytes(in: twice)
             let sqliteTwice = try sqlite.writeTwice()
+            settleWrites()
             let openTwice = try await ours.openStore(directory: twice, checkpoints: false)
             let sqliteOpenTwice = try sqlite.openDatabase(directory: sqliteTwice)
             scratch.remove(twice)
@@ -180,6 +183,7 @@ struct BenchmarkRun {
         // checkpoint (deleted before each sample, so this comes after the memory probe).
         if wants("open_without_snapshot"), let unsynced, let sqliteUnsynced, let compactedBytes {
             log("open_without_snapshot")
+            settleWrites()
             let openWhole = try await ours.openStore(directory: unsynced, checkpoints: false)
             let sqliteFigure = try sqliteOpen ?? sqlite.openDatabase(directory: sqliteUnsynced)
             item = ItemResult(name: "open_without_snapshot", ours: openWhole, sqlite: sqliteFigure)
@@ -295,7 +299,7 @@ struct BenchmarkRun {
             ([], "Targets are the issue's, defined at N = 100,000 on a 2-core machine."),
             (["append_unsynced", "append_unsynced_on_pool", "append_unsynced_grouped", "append_durable", "append_durable_on_pool"], "append_*: JournalStorage.append of \(dataset.changeBatches.count) batches of 30 into a fresh journal (encode + write, + fsync for durable), in a loop on the cooperative pool (each append a hand-over to the IOThreadPool and back), or, *_on_pool, in a task that prefers the storage's IOThreadPool as its executor (each append on the loop's own thread), or, *_grouped, from the cooperative pool with append(contentsOf:) of \(JournalItems.groupSize) batches a call (one hand-over and one write a group); SQLite: one transaction per batch, WAL, synchronous OFF / FULL."),
             (["append_durable", "append_durable_on_pool"], "fsync floor: the journal's own batch lines, one write + fsync each, in the same run, alternating sample by sample with the durable appends from both callers."),
-            (["open", "open_uncompacted", "open_without_snapshot"], "open: the journal file is in the page cache (no cache drop), as is SQLite's."),
+            (["open", "open_uncompacted", "open_without_snapshot"], "open: the journal file is in the page cache (no cache drop), as is SQLite's; sync(2) before each open item and compact, untimed, so that neither side pays for the writeback of earlier items."),
             (["sync_full_engine", "delta_requests_unchanged"], "sync_full_engine / delta_requests_unchanged: BookmarkSyncEngine through PixivBookmarkSource and PixivClient against FakePixiv in process (no sockets), with an instant clock; FakePixiv's answers are recorded in the warm-up and replayed, so the samples time the engine, the store and the client decoding Pixiv's JSON, not FakePixiv encoding it."),
             (["sync_walk_12k_simulated"], "sync_walk_12k_simulated: the engine's default pacing walking 12,000 bookmarks (401 requests) against FakePixiv's rate-limit model of 100 requests per 120 s with a 300 s penalty, in virtual time on one instant clock; the optimum sends every request as early as the window allows at the 150 ms floor."),
             (["rss_bytes_per_bookmark"], "rss_bytes_per_bookmark: (VmHWM after open - VmRSS before open) / bookmarks, in a child process."),
