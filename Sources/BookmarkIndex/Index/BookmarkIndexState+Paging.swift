@@ -11,8 +11,9 @@ extension BookmarkIndexState {
     ///
     /// Complexity: as ``bookmarks(in:matching:limit:offset:)`` with no offset. A filter that
     /// walks the list in order finds the cursor's place in O(log n), then reads rows until
-    /// `limit` match; one that selects candidates (tags, text, vanished works only) tests each
-    /// candidate against the cursor too, in O(1), and keeps the first `limit` in
+    /// `limit` match; one that selects candidates (tags, text, vanished works only) walks the
+    /// same way when they are many (testing each one's bit before it reads a row), or tests
+    /// each candidate against the cursor too, in O(1), and keeps the first `limit` in
     /// O(m log limit) for m matches below the cursor.
     public func bookmarks(
         in restrict: Restrict,
@@ -22,20 +23,33 @@ extension BookmarkIndexState {
     ) -> BookmarkFeedPage {
         precondition(limit >= 0, "limit must not be negative")
         precondition(cursor.map { $0.sort == .bookmarkOrder } ?? true, "a cursor of a sorted feed was passed for bookmark order")
-        let list = lists[restrict.listIndex]
-        let plan = queryPlan(in: restrict, matching: filter)
-        // Candidates are tested one by one and the newest kept, as a sorted feed's rows are;
-        // when they are many, walking the list in order finds the first ones sooner.
-        if plan.candidates != nil, !plan.walksInsteadOfCandidates { return page(in: restrict, plan: plan, sortedBy: .bookmarkOrder, after: cursor, limit: limit) }
+        var plan = queryPlan(in: restrict, matching: filter)
         // One row more than asked says whether there are more.
-        let wanted = limit + 1
-        var rows: [ListIndex.Row] = []
-        list.forEachNewestFirst(after: cursor, admitting: plan.admits) { row, slot in
-            guard plan.matches(row, slot: slot) else { return true }
-            rows.append(row)
-            return rows.count < wanted
+        guard let rows = firstMatches(limit + 1, of: &plan, after: cursor) else {
+            // Candidates are tested one by one and the newest kept, as a sorted feed's rows are.
+            return page(in: restrict, plan: plan, sortedBy: .bookmarkOrder, after: cursor, limit: limit)
         }
         return BookmarkFeedPage(bookmarks: rows.prefix(limit).map { materialize($0, in: restrict) }, hasMore: rows.count > limit)
+    }
+
+    /// The first `wanted` rows `plan` matches below `cursor` (all of them for `nil`), newest
+    /// first, by walking the list in order; `nil` when the plan's candidates are better tested
+    /// one by one (see ``QueryPlan/walkBudget(forFirst:)``), or the walk used its budget up.
+    func firstMatches(_ wanted: Int?, of plan: inout QueryPlan, after cursor: BookmarkCursor?) -> [ListIndex.Row]? {
+        var budget = Int.max
+        if plan.candidates != nil {
+            guard let bound = plan.walkBudget(forFirst: wanted) else { return nil }
+            budget = bound
+            plan.prepareWalk()
+        }
+        var rows: [ListIndex.Row] = []
+        let tested = plan
+        let finished = plan.list.forEachNewestFirst(after: cursor, admitting: { tested.admits($0) }, budget: budget) { row, slot in
+            guard tested.matches(row, slot: slot) else { return true }
+            rows.append(row)
+            return wanted.map { rows.count < $0 } ?? true
+        }
+        return finished ? rows : nil
     }
 
     /// The bookmarks of `restrict`'s list that match `filter` and come before `cursor` (above

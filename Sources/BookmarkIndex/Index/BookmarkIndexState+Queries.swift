@@ -31,10 +31,14 @@ extension BookmarkIndexState {
     ///
     /// Served entirely from memory, so a filtered feed is never sparse. Complexity: with
     /// ``BookmarkFilter/allOf`` tags, the named tags' postings intersected (O(p log(q / p)) for
-    /// the rarest's p and another's q) and only the m rows carrying them all read, plus
-    /// O(m log(offset + limit)) to order them, unless they are a quarter of the list or more:
-    /// then the list is walked in order until `offset + limit` match; with only
-    /// ``BookmarkFilter/anyOf`` tags, O(postings of those tags), merged; a filter naming no tag but a ``BookmarkFilter/text`` scans the
+    /// the rarest's p and another's q, O(p + q) when they are of a size) into c candidates;
+    /// with only ``BookmarkFilter/anyOf`` tags, their postings merged. Then either each
+    /// candidate's place is compared and the first `offset + limit` kept, O(c log(offset +
+    /// limit)), reading only those rows; or, when the candidates are many enough that the
+    /// first ones are likely near the top (c² ≥ (offset + limit) · n / 3), the list is walked
+    /// in order, a candidate told by one bit (O(n / 64) to set them), until `offset + limit`
+    /// match or 6c entries were read, and the candidates are tested if it was not enough. A
+    /// filter naming no tag but a ``BookmarkFilter/text`` scans the
     /// list's folded titles and artist names once (kept from the first text query after a write
     /// to the next write, which builds them in O(n)), then orders the m matches; any other
     /// filter naming no tag to select by walks the list in order and stops after
@@ -52,27 +56,15 @@ extension BookmarkIndexState {
         precondition(offset >= 0, "offset must not be negative")
         precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
         let list = lists[restrict.listIndex]
-        let plan = queryPlan(in: restrict, matching: filter)
+        var plan = queryPlan(in: restrict, matching: filter)
         let wanted = limit.map { offset + $0 }
         if wanted == 0 { return [] }
-
-        if plan.candidates != nil, wanted == nil || !plan.walksInsteadOfCandidates {
-            // Each candidate's place is compared in place, and only one that makes the cut read.
-            let (slots, _) = nearest(plan: plan, sortedBy: .bookmarkOrder, beyond: nil, above: false, limit: wanted)
-            return slots.dropFirst(offset).map { materialize(list.slots[Int($0)], in: restrict) }
+        if let rows = firstMatches(wanted, of: &plan, after: nil) {
+            return rows.dropFirst(offset).map { materialize($0, in: restrict) }
         }
-        var result: [IndexedBookmark] = []
-        var skipped = 0
-        list.forEachNewestFirst(after: nil, admitting: plan.admits) { row, slot in
-            guard plan.matches(row, slot: slot) else { return true }
-            if skipped < offset {
-                skipped += 1
-            } else {
-                result.append(materialize(row, in: restrict))
-            }
-            return wanted.map { result.count + skipped < $0 } ?? true
-        }
-        return result
+        // Each candidate's place is compared in place, and only one that makes the cut read.
+        let (slots, _) = nearest(plan: plan, sortedBy: .bookmarkOrder, beyond: nil, above: false, limit: wanted)
+        return slots.dropFirst(offset).map { materialize(list.slots[Int($0)], in: restrict) }
     }
 
     /// How many bookmarks of `restrict`'s list match `filter`: of the works it asks for by its

@@ -5,13 +5,21 @@ extension ListIndex.Row {
 
 extension ListIndex {
     /// Calls `body` with each row below `cursor` (every row when it is `nil`) whose slot
-    /// `admits` (checked before the row is read), newest first, until it returns `false`.
-    /// O(log n) to find the first one, then one step an entry.
-    func forEachNewestFirst(after cursor: BookmarkCursor?, admitting admits: (Int32) -> Bool, _ body: (Row, Int32) -> Bool) {
+    /// `admits` (checked before the row is read), newest first, until it returns `false`, or
+    /// until `budget` entries were read; returns `false` in that last case. O(log n) to find the
+    /// first one, then one step an entry.
+    /// Inlined, with `admits` and `body`: the walk takes a few nanoseconds an entry.
+    @discardableResult @inline(__always)
+    func forEachNewestFirst(
+        after cursor: BookmarkCursor?, admitting admits: (Int32) -> Bool, budget: Int = .max, _ body: (Row, Int32) -> Bool
+    ) -> Bool {
         #if DEBUG
         let reads = QueryReads.current
         #endif
-        let visit = { (entry: OrderList.Entry) -> Bool in
+        var entriesLeft = budget
+        @inline(__always) func visit(_ entry: OrderList.Entry) -> Bool {
+            entriesLeft -= 1
+            guard entriesLeft >= 0 else { return false }
             guard admits(entry.slot) else { return true }
             #if DEBUG
             reads?.readRow()
@@ -26,6 +34,7 @@ extension ListIndex {
         } else {
             order.forEachNewestFirst(visit)
         }
+        return entriesLeft >= 0
     }
 
     /// Calls `body` with each row above `cursor` whose slot `admits`, oldest first (nearest the

@@ -79,10 +79,15 @@ struct OrderList: Sendable {
     }
 
     /// Every entry, newest first, live or stale. Only meaningful when sorted.
+    @inline(__always)
     func forEachNewestFirst(_ body: (Entry) -> Bool) {
         precondition(isSorted, "OrderList read while unsorted")
-        for entry in newer.reversed() { if !body(entry) { return } }
-        for entry in older { if !body(entry) { return } }
+        newer.withUnsafeBufferPointer { newer in
+            older.withUnsafeBufferPointer { older in
+                for entry in newer.reversed() { if !body(entry) { return } }
+                for entry in older { if !body(entry) { return } }
+            }
+        }
     }
 
     /// Every entry, oldest first, live or stale. Only meaningful when sorted.
