@@ -11,10 +11,10 @@ extension BookmarkIndexState {
     ///
     /// Complexity: as ``bookmarks(in:matching:limit:offset:)`` with no offset. A filter that
     /// walks the list in order finds the cursor's place in O(log n), then reads rows until
-    /// `limit` match; one that selects candidates (tags, text, vanished works only) walks the
-    /// same way when they are many (testing each one's bit before it reads a row), or tests
+    /// `limit` match; one that selects candidates (tags, artists, vanished works only) walks
+    /// the same way when they are many (testing each one's bit before it reads a row), or tests
     /// each candidate against the cursor too, in O(1), and keeps the first `limit` in
-    /// O(m log limit) for m matches below the cursor.
+    /// O(m log limit) for m matches below the cursor, as it always does for a text's matches.
     public func bookmarks(
         in restrict: Restrict,
         matching filter: BookmarkFilter = .all,
@@ -45,7 +45,8 @@ extension BookmarkIndexState {
         var rows: [ListIndex.Row] = []
         let tested = plan
         let finished = plan.list.forEachNewestFirst(after: cursor, admitting: { tested.admits($0) }, budget: budget) { row, slot in
-            guard tested.matches(row, slot: slot) else { return true }
+            // The walk asked `admits` before it read the row.
+            guard tested.matchesRow(row, slot: slot) else { return true }
             rows.append(row)
             return wanted.map { rows.count < $0 } ?? true
         }

@@ -80,8 +80,8 @@ extension BookmarkIndexState {
     /// The slots of the first `limit` matches past `bound` (all when `limit` is `nil`), nearest
     /// first, and whether there are more: below `bound` in `sort` (largest rank first), or
     /// above it (`above`; then ranks and `bound` are flipped, so that again the largest comes
-    /// first). Most rows are turned down by one comparison with the last kept, before their row
-    /// is read.
+    /// first). Each row's place is read where it lies, and most rows are turned down by one
+    /// comparison with the last kept before the rest of the row is tested.
     func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
         let list = plan.list
         if !above, let limit, plan.candidates == nil, let leaders = list.leaders.leaders(of: sort),

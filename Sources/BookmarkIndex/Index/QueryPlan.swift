@@ -11,9 +11,12 @@ extension BookmarkIndexState {
 /// on a row's attributes compiled to a table, and where to draw candidates from.
 ///
 /// A row is tested in two steps: ``admits(_:)`` reads only the list's narrow columns (its
-/// attribute byte and its artist), and ``matches(_:slot:)`` the row itself, for the rest. Walks
-/// and scans call the first before they read a row, so rows a filter's AI, rating, type, artist
-/// or visibility leave out are never read.
+/// attribute byte and its artist, and a candidate's bit once ``prepareWalk()`` made them), and
+/// ``matchesRow(_:slot:)`` the row itself, for the rest. Walks and scans call the first before
+/// they read a row, so rows a filter's AI, rating, type, artist or visibility leave out are
+/// never read. Candidates drawn from tags are exactly the rows carrying them, so the second
+/// step does not look at those tags again: it is sound for a candidate, or for a row of a
+/// walk that ``prepareWalk()`` prepared.
 struct QueryPlan {
     /// One entry per required tag word: the postings of every tag the word names.
     var required: [[Postings]] = []
@@ -28,7 +31,9 @@ struct QueryPlan {
     var candidatesMatchAnyOf = false
     /// The list, for the text of the rows a text filter reads and for its columns.
     var list: ListIndex
-    /// The slots to test, or `nil` to walk the whole list in order.
+    /// The slots to test, or `nil` to walk the whole list in order. A page that wants the first
+    /// few may walk the list anyway, telling candidates by their bits
+    /// (see ``walkBudget(forFirst:)``).
     var candidates: [Int32]?
     /// The candidates as one bit a slot, once ``prepareWalk()`` made it: a walk of the list in
     /// order tests it before it reads a row.
@@ -267,7 +272,8 @@ struct QueryPlan {
         return true
     }
 
-    /// Whether `row`, in `slot`, matches the filter.
+    /// Whether `row`, in `slot` (a candidate, or any slot once ``prepareWalk()`` ran), matches
+    /// the filter.
     func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
         admits(slot) && matchesRow(row, slot: slot)
     }
