@@ -81,13 +81,13 @@ extension BookmarkIndexState {
         if let candidates = plan.candidates {
             var selection = BoundedSelection<ListIndex.Row>(limit: wanted) { $1.cursor.precedes($0.cursor) }
             for slot in candidates where plan.admits(slot) {
-                guard let row = list.row(at: slot), row.cursor.precedes(cursor), plan.matches(row, slot: slot) else { continue }
+                guard let row = list.row(at: slot), row.cursor.precedes(cursor), plan.matchesRow(row, slot: slot) else { continue }
                 selection.offer(row)
             }
             rows = selection.sorted()
         } else {
             list.forEachOldestFirst(before: cursor, admitting: plan.admits) { row, slot in
-                guard plan.matches(row, slot: slot) else { return true }
+                guard plan.matchesRow(row, slot: slot) else { return true }
                 rows.append(row)
                 return wanted.map { rows.count < $0 } ?? true
             }

@@ -272,13 +272,8 @@ struct QueryPlan {
         return true
     }
 
-    /// Whether `row`, in `slot` (a candidate, or any slot once ``prepareWalk()`` ran), matches
-    /// the filter.
-    func matches(_ row: ListIndex.Row, slot: Int32) -> Bool {
-        admits(slot) && matchesRow(row, slot: slot)
-    }
-
-    /// Whether `row`, in `slot`, which the columns admit, matches the rest of the filter.
+    /// Whether `row`, in `slot`, which the columns admit (see ``admits(_:)``), matches the rest
+    /// of the filter: for a candidate, or any slot once ``prepareWalk()`` ran.
     func matchesRow(_ row: ListIndex.Row, slot: Int32) -> Bool {
         if let pageCount, !pageCount.contains(row.pageCount) { return false }
         if let createDate, !createDate.contains(row.createDate) { return false }
