@@ -130,7 +130,7 @@ package struct JSONWriter {
                 }
                 let byte = utf8[index]
                 index += 1
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                guard Self.isEscaped(byte) else { continue }
                 let escaped = index - 1
                 raw(UnsafeRawBufferPointer(rebasing: words[runStart..<escaped]))
                 runStart = escaped + 1
@@ -153,6 +153,12 @@ package struct JSONWriter {
         }
     }
 
+    /// Whether a string's `byte` is written escaped: a control character, a quote or a
+    /// backslash (what ``needsEscape(_:)`` tells of eight bytes at once).
+    private static func isEscaped(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
     /// Writes `utf8` between quotes in one copy if none of its bytes needs escaping (nearly
     /// every string); otherwise writes nothing and returns `false`.
     private mutating func quoted(_ utf8: UnsafeRawBufferPointer) -> Bool {
@@ -164,7 +170,7 @@ package struct JSONWriter {
         }
         while index < length {
             let byte = utf8[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
+            if Self.isEscaped(byte) { return false }
             index += 1
         }
         if written + length + 2 > storage.count { grow(by: length + 2) }
