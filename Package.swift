@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "BookmarkSyncTesting", dependencies: ["BookmarkSync", "BookmarkIndexTesting"]),
         .executableTarget(
             name: "bookmarks",
-            dependencies: ["BookmarkIndex", "BookmarkSync", "BookmarkHost", "PixivAPI", "BookmarkIndexTesting", "PixivAPITesting"]
+            dependencies: ["BookmarkIndex", "BookmarkJSON", "BookmarkSync", "BookmarkHost", "PixivAPI", "BookmarkIndexTesting", "PixivAPITesting"]
         ),
         .testTarget(
             name: "BookmarkIndexTests",

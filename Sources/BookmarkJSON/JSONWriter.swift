@@ -21,7 +21,21 @@ package struct JSONWriter {
     package init(capacity: Int = 0) {
         // No allocation for no capacity: a record's visitor makes a writer it swaps the real
         // one into.
-        storage = capacity > 0 ? [UInt8](repeating: 0, count: capacity) : []
+        storage = capacity > 0 ? Self.zeroed(count: capacity, keeping: UnsafeRawBufferPointer(start: nil, count: 0)) : []
+    }
+
+    /// `count` bytes: those of `kept` first, then zeros. The zeros are one `memset`: filling
+    /// them through `Array(repeating:count:)` or `append(contentsOf: repeatElement(…))` walks
+    /// a generic iterator byte by byte in an unoptimized build, which made `list --json` of
+    /// 3,600 bookmarks spend 60 % of its time growing its buffer in the tests' debug build.
+    @usableFromInline
+    static func zeroed(count: Int, keeping kept: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+            if kept.count > 0 { base.copyMemory(from: kept.baseAddress!, byteCount: kept.count) }
+            memset(base + kept.count, 0, count - kept.count)
+            initialized = count
+        }
     }
 
     /// The bytes written, as an array of their own.
@@ -80,7 +94,8 @@ package struct JSONWriter {
     /// copies O(n).
     @usableFromInline
     mutating func grow(by length: Int) {
-        storage.append(contentsOf: repeatElement(0, count: Swift.max(storage.count, length, 64)))
+        let count = storage.count + Swift.max(storage.count, length, 64)
+        storage = withUnsafeBytes { Self.zeroed(count: count, keeping: $0) }
     }
 
     /// `"key":` (`,"key":` after a comma) for an ASCII `key` that needs no escaping, in one

@@ -27,7 +27,7 @@ func runArtists(_ arguments: ParsedArguments) async throws {
     let artists = await store.topArtists(in: restrict, matching: filter, limit: limit)
     try await store.close()
     if arguments.flag("json") {
-        try printJSON(artists.map { ["artistID": $0.artistID, "name": $0.name, "count": $0.count] as [String: Any] })
+        printJSON(.array(artists.map { ["artistID": .int($0.artistID), "name": .string($0.name), "count": .int($0.count)] }))
         return
     }
     print(Terminal.bold("Top artists of the \(restrict) list"))

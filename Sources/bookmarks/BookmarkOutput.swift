@@ -40,23 +40,20 @@ enum TextRow {
     }
 }
 
-func jsonObject(_ bookmark: IndexedBookmark) -> [String: Any] {
+func jsonObject(_ bookmark: IndexedBookmark) -> JSONValue {
     let illust = bookmark.illust
     return [
-        "key": bookmark.key.description, "illustID": illust.id, "restrict": bookmark.restrict.rawValue,
-        "title": illust.title, "type": illust.type.rawValue, "artistID": illust.artistID, "artistName": illust.artistName,
-        "tags": illust.tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any] },
-        "thumbnailURL": illust.thumbnailURL as Any, "pageCount": illust.pageCount, "width": illust.width, "height": illust.height,
-        "xRestrict": illust.xRestrict, "aiType": illust.aiType, "createDate": isoDate(illust.createDate),
-        "visible": illust.isVisible, "totalBookmarks": illust.totalBookmarks, "totalView": illust.totalView,
-        "vanishReason": illust.vanishReason?.rawValue as Any, "vanishedAt": bookmark.vanishedAt.map(isoDate) as Any,
-        "firstIndexedAt": isoDate(bookmark.firstIndexedAt), "lastSeenAt": isoDate(bookmark.lastSeenAt),
+        "key": .string(bookmark.key.description), "illustID": .int(illust.id), "restrict": .string(bookmark.restrict.rawValue),
+        "title": .string(illust.title), "type": .string(illust.type.rawValue), "artistID": .int(illust.artistID),
+        "artistName": .string(illust.artistName),
+        "tags": .array(illust.tags.map { ["name": .string($0.name), "translatedName": JSONValue($0.translatedName)] }),
+        "thumbnailURL": JSONValue(illust.thumbnailURL), "pageCount": .int(illust.pageCount), "width": .int(illust.width),
+        "height": .int(illust.height), "xRestrict": .int(illust.xRestrict), "aiType": .int(illust.aiType),
+        "createDate": JSONValue(illust.createDate), "visible": .bool(illust.isVisible),
+        "totalBookmarks": .int(illust.totalBookmarks), "totalView": .int(illust.totalView),
+        "vanishReason": JSONValue(illust.vanishReason?.rawValue), "vanishedAt": JSONValue(bookmark.vanishedAt),
+        "firstIndexedAt": JSONValue(bookmark.firstIndexedAt), "lastSeenAt": JSONValue(bookmark.lastSeenAt),
     ]
-}
-
-func printJSON(_ value: Any) throws {
-    let data = try JSONSerialization.data(withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
 }
 
 enum CSV {

@@ -36,17 +36,19 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
         try await store.close()
     }
     if arguments.flag("json") {
-        var object: [String: Any] = ["sessionFile": sessionPath, "store": directory.path]
-        if let sessionProblem { object["sessionProblem"] = sessionProblem }
-        object["signedInUsers"] = sessions.map(\.userID)
-        object["signedIn"] = session.map { ["userID": $0.userID, "userName": $0.userName, "account": $0.account, "authBase": $0.authBase as Any] } ?? NSNull()
-        object["lists"] = hasStore ? Dictionary(uniqueKeysWithValues: lists.map { list in
+        var object: [String: JSONValue] = ["sessionFile": .string(sessionPath), "store": .string(directory.path)]
+        if let sessionProblem { object["sessionProblem"] = .string(sessionProblem) }
+        object["signedInUsers"] = .array(sessions.map { .int($0.userID) })
+        object["signedIn"] = session.map {
+            ["userID": .int($0.userID), "userName": .string($0.userName), "account": .string($0.account), "authBase": JSONValue($0.authBase)]
+        } ?? .null
+        object["lists"] = hasStore ? .object(Dictionary(uniqueKeysWithValues: lists.map { list in
             var object = statusObject(count: list.count, list.metadata)
             object["fullWalkCost"] = WalkCost.object(list.cost)
-            return (list.0.rawValue, object)
-        }) : NSNull()
-        object["dailyRequests"] = usage.map { ["spent": $0.spent, "limit": $0.limit, "keptForDeltas": $0.keptForDeltas] as [String: Any] } ?? NSNull()
-        try printJSON(object)
+            return (list.0.rawValue, .object(object))
+        })) : .null
+        object["dailyRequests"] = usage.map { ["spent": .int($0.spent), "limit": .int($0.limit), "keptForDeltas": .int($0.keptForDeltas)] } ?? .null
+        printJSON(.object(object))
         return sessionProblem == nil ? 0 : 1
     }
     if let sessionProblem {
@@ -91,16 +93,16 @@ func runStatus(_ arguments: ParsedArguments) async throws -> Int32 {
     return sessionProblem == nil ? 0 : 1
 }
 
-private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [String: Any] {
+private func statusObject(count: Int, _ metadata: BookmarkIndexMetadata) -> [String: JSONValue] {
     let record = ListSyncRecord(metadata)
     return [
-        "count": count,
-        "lastFullSync": metadata.lastFullSync.map(isoDate) as Any,
-        "lastDeltaSync": metadata.lastDeltaSync.map(isoDate) as Any,
-        "walk": record.fullWalkPosition.map { ["startedAt": isoDate($0.startedAt), "pagesFetched": $0.pagesFetched] as [String: Any] } as Any,
-        "pausedUntil": record.pause.map { isoDate($0.until) } as Any,
-        "coolingDownUntil": record.cooldownUntil.map(isoDate) as Any,
-        "pauseReason": record.pause.map { "\($0.code): \($0.message)" } as Any,
-        "damagedRecordParts": record.damagedParts,
+        "count": .int(count),
+        "lastFullSync": JSONValue(metadata.lastFullSync),
+        "lastDeltaSync": JSONValue(metadata.lastDeltaSync),
+        "walk": record.fullWalkPosition.map { ["startedAt": JSONValue($0.startedAt), "pagesFetched": .int($0.pagesFetched)] } ?? .null,
+        "pausedUntil": JSONValue(record.pause?.until),
+        "coolingDownUntil": JSONValue(record.cooldownUntil),
+        "pauseReason": JSONValue(record.pause.map { "\($0.code): \($0.message)" }),
+        "damagedRecordParts": .array(record.damagedParts.map { .string($0) }),
     ]
 }

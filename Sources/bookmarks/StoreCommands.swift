@@ -84,7 +84,7 @@ func runTags(_ arguments: ParsedArguments) async throws {
         : await store.coOccurringTags(in: restrict, matching: filter, limit: limit)
     try await store.close()
     if arguments.flag("json") {
-        try printJSON(tags.map { ["name": $0.name, "translatedName": $0.translatedName as Any, "count": $0.count] })
+        printJSON(.array(tags.map { ["name": .string($0.name), "translatedName": JSONValue($0.translatedName), "count": .int($0.count)] }))
         return
     }
     let which = switch visibility {
@@ -152,7 +152,7 @@ func runList(_ arguments: ParsedArguments) async throws {
     let total = await store.count(in: restrict, matching: filter)
     try await store.close()
     if arguments.flag("json") {
-        try printJSON(bookmarks.map(jsonObject))
+        printJSON(.array(bookmarks.map(jsonObject)))
     } else if arguments.flag("csv") {
         print(CSV.header)
         for bookmark in bookmarks { print(CSV.row(bookmark)) }
@@ -189,8 +189,7 @@ func runExport(_ arguments: ParsedArguments) async throws {
             if format == "csv" {
                 output += CSV.row(bookmark) + "\n"
             } else {
-                let data = try JSONSerialization.data(withJSONObject: jsonObject(bookmark), options: [.sortedKeys, .withoutEscapingSlashes])
-                output += String(decoding: data, as: UTF8.self) + "\n"
+                output += jsonObject(bookmark).text(pretty: false) + "\n"
             }
         }
     }
@@ -241,19 +240,19 @@ func runVerify(_ arguments: ParsedArguments) async throws -> Bool {
     let directory = try StoreLocation.directory(arguments)
     let report = try await JournalStorage.verify(directory: directory)
     if arguments.flag("json") {
-        try printJSON([
-            "path": report.path, "healthy": report.isHealthy, "schemaVersion": report.schemaVersion as Any,
-            "created": report.created.map(isoDate) as Any, "lastCompaction": report.lastCompaction.map(isoDate) as Any,
-            "batches": report.batches, "bytes": report.bytes,
-            "publicBookmarks": report.livePublicBookmarks, "privateBookmarks": report.livePrivateBookmarks,
-            "damage": report.damage.map(\.description), "tornTail": report.tornTail?.description as Any,
-            "nextOpen": report.nextOpenRefuses.map { "refuses: " + $0 } ?? nextOpenSummary(report.nextOpen),
-            "checkpoint": report.checkpoint.map { checkpoint -> [String: Any] in
+        printJSON([
+            "path": .string(report.path), "healthy": .bool(report.isHealthy), "schemaVersion": JSONValue(report.schemaVersion),
+            "created": JSONValue(report.created), "lastCompaction": JSONValue(report.lastCompaction),
+            "batches": .int(report.batches), "bytes": .int(report.bytes),
+            "publicBookmarks": .int(report.livePublicBookmarks), "privateBookmarks": .int(report.livePrivateBookmarks),
+            "damage": .array(report.damage.map { .string($0.description) }), "tornTail": JSONValue(report.tornTail?.description),
+            "nextOpen": .string(report.nextOpenRefuses.map { "refuses: " + $0 } ?? nextOpenSummary(report.nextOpen)),
+            "checkpoint": report.checkpoint.map { checkpoint in
                 [
-                    "coveredBytes": checkpoint.coveredBytes as Any, "notUsedBecause": checkpoint.notUsedBecause as Any,
-                    "agreesWithJournal": checkpoint.agreesWithJournal,
+                    "coveredBytes": JSONValue(checkpoint.coveredBytes), "notUsedBecause": JSONValue(checkpoint.notUsedBecause),
+                    "agreesWithJournal": .bool(checkpoint.agreesWithJournal),
                 ]
-            } as Any,
+            } ?? .null,
         ])
         return report.damage.isEmpty && report.schemaVersion != nil && (report.checkpoint?.agreesWithJournal ?? true)
     }

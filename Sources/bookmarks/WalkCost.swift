@@ -35,9 +35,12 @@ enum WalkCost {
     }
 
     /// The JSON `status --json` prints for a cost.
-    static func object(_ cost: FullWalkCost?) -> Any {
-        guard let cost else { return NSNull() }
-        return ["requests": cost.requests, "seconds": cost.duration.rounded(), "bookmarks": cost.bookmarks, "waitsForDailyBudget": cost.waitsForDailyBudget] as [String: Any]
+    static func object(_ cost: FullWalkCost?) -> JSONValue {
+        guard let cost else { return .null }
+        return [
+            "requests": .int(cost.requests), "seconds": .double(cost.duration.rounded()), "bookmarks": .int(cost.bookmarks),
+            "waitsForDailyBudget": .bool(cost.waitsForDailyBudget),
+        ]
     }
 }
 

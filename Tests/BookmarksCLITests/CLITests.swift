@@ -129,8 +129,11 @@ struct CLITests {
         #expect(jsonl.status == 0, "\(jsonl.error)")
         let lines = jsonl.output.split(separator: "\n")
         #expect(lines.count == 3_602)
-        for line in lines.prefix(50) {
-            #expect(try JSONSerialization.jsonObject(with: Data(line.utf8)) is [String: Any])
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        // Titles with a quote, a backslash, emoji and CJK read back as the generator wrote them.
+        let titles = objects.compactMap { $0["title"] as? String }
+        for part in ["\"Quoted\"", "back\\slash", "🌸 spring", "夏の空"] {
+            #expect(titles.contains { $0.contains(part) }, "\(part)")
         }
 
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).csv")
@@ -145,7 +148,7 @@ struct CLITests {
         #expect(text.hasPrefix(CSVHeader.withVanishedColumns))
         #expect(text.contains(",deleted,20"), "a vanished work's reason and date")
 
-        let vanished = try lines.compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.filter { $0["vanishReason"] is String }
+        let vanished = objects.filter { $0["vanishReason"] is String }
         #expect(vanished.count > 5 && vanished.filter { $0["vanishedAt"] is String }.count == 7, "the five that vanished during the demo, and placeholders")
     }
 
@@ -213,6 +216,12 @@ struct CLITests {
         #expect(bad.output.contains("damaged         line 2 at byte offset \(secondLine)"))
         #expect(bad.output.contains("DAMAGED"))
         #expect(bad.output.contains("next open       refuses: The journal") && bad.output.contains("is damaged at line 2"), "\(bad.output)")
+        // The same report as JSON.
+        let badJSON = try await CLI.run(["verify", "--store", damaged.path, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(badJSON.output.utf8)) as? [String: Any], "\(badJSON.output)")
+        #expect(badJSON.status == 1 && report["healthy"] as? Bool == false && report["schemaVersion"] as? Int == 5)
+        #expect((report["damage"] as? [String])?.first?.contains("line 2 at byte offset \(secondLine)") == true)
+        #expect((report["nextOpen"] as? String)?.hasPrefix("refuses: ") == true && report["tornTail"] is NSNull)
         // Opening it for reading refuses, naming the line.
         let refused = try await CLI.run(["tags", "--store", damaged.path])
         #expect(refused.status == 1)
