@@ -44,13 +44,27 @@ import Synchronization
         var log: [Operation] = []
         /// Files open for reading: closing them is not a step that can fail.
         var readers: Set<Int32> = []
+        var reads = 0
     }
 
     private let base = PosixFileSystem()
     private let state = Mutex(State())
 
+    /// At most how many bytes a read returns, or `nil` for as many as asked.
+    public let maximumRead: Int?
+
+    /// How many reads returned bytes so far (reads are not steps: they never fail here).
+    public var nonEmptyReads: Int { state.withLock { $0.reads } }
+
     /// A file system with no faults scheduled.
-    public init() {}
+    ///
+    /// - Parameter maximumRead: at most how many bytes a read returns, as a pipe or a network
+    ///   file system may return fewer than asked. The journal's scanner reads whatever a read
+    ///   returns as a block, so a test can scan several groups of blocks of a small journal.
+    public init(maximumRead: Int? = nil) {
+        precondition(maximumRead.map { $0 > 0 } ?? true, "a read returns at least a byte")
+        self.maximumRead = maximumRead
+    }
 
     /// How many mutating operations have run so far.
     public var mutatingOperations: Int { state.withLock { $0.count } }
@@ -145,7 +159,10 @@ import Synchronization
 
     public func read(_ file: JournalFileHandle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if hasCrashed { throw Self.error("the process has crashed") }
-        return try base.read(file, into: buffer)
+        let target = maximumRead.map { UnsafeMutableRawBufferPointer(rebasing: buffer[..<min($0, buffer.count)]) } ?? buffer
+        let count = try base.read(file, into: target)
+        if count > 0 { state.withLock { $0.reads += 1 } }
+        return count
     }
 
     public func seek(_ file: JournalFileHandle, toOffset offset: Int) throws {

@@ -52,11 +52,15 @@ struct JournalModelTests {
             default:
                 try await current.close()
                 store = nil
-                let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: options)
+                // The journal opened by hand for what its open found (a store's `health()` would
+                // read the whole journal again, most of what the test cost).
+                let journal = try await JournalStorage.open(directory: directory.url, options: options)
+                #expect(journal.recovery.checkpointNotUsed == nil, "after reopen at step \(step)")
+                if FileManager.default.fileExists(atPath: directory.url.appendingPathComponent(JournalStorage.checkpointFileName).path) {
+                    checkpointOpens += 1
+                }
+                let reopened = try await BookmarksIndexStore(storage: journal)
                 #expect(StateDump(await reopened.state) == StateDump(model), "after reopen at step \(step)")
-                let health = try await reopened.journalReport()
-                #expect(health.recovery?.checkpointNotUsed == nil, "after reopen at step \(step)")
-                if health.checkpoint != nil { checkpointOpens += 1 }
                 store = reopened
                 reopens += 1
             }
