@@ -148,15 +148,26 @@ extension IndexCheckpointTests {
         damaged.append(("a byte appended", good + [0]))
 
         let expected = StateDump(model)
+        let journalBytes = directory.journalBytes()
+        let header = try JournalReading.readHeader(Array(journalBytes[..<journalBytes.firstIndex(of: 0x0A)!]), path: directory.journalPath)
+        let fileSystem = PosixFileSystem()
         for (index, (what, bytes)) in damaged.enumerated() {
             let url = URL(fileURLWithPath: checkpointPath(directory))
             try Data(bytes).write(to: url)
+            // What an open decides of the checkpoint, for every damage: not to use it.
+            let file = try #require(try fileSystem.openForReading(atPath: directory.journalPath))
+            let lookup = CheckpointPolicy.usableCheckpoint(directory: directory.url.path, header: header, journal: file, fileSystem: fileSystem, pool: .shared)
+            try fileSystem.close(file)
+            if case .usable = lookup { Issue.record("\(what): the damaged checkpoint was used") }
+            // The open itself, which then reads the journal whole, for every fourth damage and
+            // the last ones (the cuts and the byte appended); verify, which reads the journal
+            // and the checkpoint again, for every eighth: each open reads the whole journal, and
+            // opening for all 700 damages made this the suite's longest test.
+            guard index % 4 == 0 || index >= damaged.count - 6 else { continue }
             // A reader leaves the damaged checkpoint in place for verify.
             let journal = try await JournalReader.open(directory: directory.url, options: checkpointOptions())
             #expect(StateDump(try await journal.load()) == expected, "\(what)")
             #expect(journal.recovery.checkpointNotUsed != nil, "\(what)")
-            // Verify, which reads the journal and the checkpoint again, for every eighth damage
-            // and the last ones (the cuts and the byte appended): the suite's longest test else.
             guard index % 8 == 0 || index >= damaged.count - 6 else { continue }
             let report = try await JournalStorage.verify(directory: directory.url)
             #expect(report.checkpoint?.notUsedBecause != nil, "\(what)")
