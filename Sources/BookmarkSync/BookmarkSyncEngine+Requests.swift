@@ -90,6 +90,9 @@ extension BookmarkSyncEngine {
         do {
             // What the page persists (when rows were seen, tombstones) is dated by the wall clock.
             let outcome = try await store.update { index in work.decide(page, index: index, now: now) }
+            if let written = outcome.writtenRecord {
+                records.remember(written.record, decodedFrom: written.payload, for: restrict)
+            }
             machine.pageWritten(outcome, now: moment)
             emit(.pageApplied(list: restrict, mode: work.job.mode, rows: page.illusts.count))
             firstPageWritten(restrict)

@@ -17,6 +17,18 @@ extension ListSyncRecord {
     static let orderRoom: Int64 = 1 << 40
 }
 
+extension ListSyncRecord {
+    /// Whether reading this record back once stored gives it as it is (less what was read of
+    /// damaged parts, since parts are written whole): none of its parts holds what reading
+    /// leaves out. When not, only reading it back tells what is kept.
+    var readsBackAsItIs: Bool {
+        fullWalkPosition?.problem == nil && deltaCursor?.problem == nil && pause?.problem == nil
+            && pacing?.problem == nil && (lastKnownTotal.map { $0.count >= 0 } ?? true)
+            && unbookmarkedInApp.values.allSatisfy { $0.timeIntervalSinceReferenceDate.isFinite }
+            && bookmarkedInApp.values.allSatisfy { $0.timeIntervalSinceReferenceDate.isFinite }
+    }
+}
+
 extension FullWalkPosition {
     /// Why the cursor cannot be resumed, or `nil` when it can.
     var problem: String? {

@@ -84,7 +84,23 @@ public struct ListSyncRecord: Sendable, Hashable {
 
     /// `metadata` with this record in it (unchanged when it holds a newer version's record).
     func stored(in metadata: BookmarkIndexMetadata) -> BookmarkIndexMetadata {
-        guard !isNewer else { return metadata }
+        storedAndRead(in: metadata).metadata
+    }
+
+    /// `metadata` with this record in it, and the record as reading it back from there gives,
+    /// when that is known without reading it (`nil` when `metadata` holds a newer version's
+    /// record, left as it is, or when a part holds what reading leaves out). What was read of
+    /// damaged parts is gone: parts are written whole.
+    func storedAndRead(in metadata: BookmarkIndexMetadata) -> (metadata: BookmarkIndexMetadata, read: ListSyncRecord?) {
+        guard !isNewer else { return (metadata, nil) }
+        let stored = encoded(in: metadata)
+        guard readsBackAsItIs, stored.syncState != nil else { return (stored, nil) }
+        var read = self
+        read.damagedParts = []
+        return (stored, read)
+    }
+
+    private func encoded(in metadata: BookmarkIndexMetadata) -> BookmarkIndexMetadata {
         var metadata = metadata
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -34,6 +34,31 @@ import Testing
         #expect(record.stored(in: stored) == stored, "encoding is deterministic")
     }
 
+    /// What a page stores, and the record the engine then keeps instead of decoding it: what
+    /// reading it back gives, or nothing when a part holds what reading would leave out.
+    @Test func storingTellsWhatReadingBackGives() throws {
+        var record = ListSyncRecord(try metadata(#"{"bookmarked":[[3,1]],"pacing":{"interval":"fast"}}"#))
+        #expect(!record.damagedParts.isEmpty, "the pacing is damaged")
+        record.deltaCursor = DeltaCursor(nextPage: "p", newestAtStart: 42, newRows: 3, startedAt: Date(timeIntervalSinceReferenceDate: 1))
+        let clean = record.storedAndRead(in: BookmarkIndexMetadata())
+        let read = try #require(clean.read)
+        #expect(read == ListSyncRecord(clean.metadata), "as reading it back gives it")
+        #expect(read.damagedParts.isEmpty && read.bookmarkedInApp == [3: Date(timeIntervalSinceReferenceDate: 1)])
+
+        // A delta whose newest order leaves no room above it is stored, and left out on reading.
+        record.deltaCursor?.newestAtStart = Int64.max
+        let damaged = record.storedAndRead(in: BookmarkIndexMetadata())
+        #expect(damaged.read == nil)
+        #expect(ListSyncRecord(damaged.metadata).deltaCursor == nil)
+        #expect(damaged.metadata == record.stored(in: BookmarkIndexMetadata()))
+
+        // A newer version's record is left as it is, and nothing is known of what it reads as.
+        let newer = try metadata(version: ListSyncRecord.version + 1, #"{"future":true}"#)
+        let kept = ListSyncRecord(newer).storedAndRead(in: newer)
+        #expect(kept.metadata == newer && kept.read == nil)
+        #expect(ListSyncRecord().storedAndRead(in: BookmarkIndexMetadata()).read == nil, "an empty record stores nothing")
+    }
+
     /// A part that cannot be read is left out; the others stay.
     @Test func aDamagedPartLosesOnlyItself() throws {
         let record = ListSyncRecord(try metadata(#"{"unbookmarked":[[7,"x"]],"bookmarked":[[3,1]],"pause":{"until":9,"code":"server","message":"m"},"pacing":{"interval":"fast"},"cursor":{"next":1}}"#))

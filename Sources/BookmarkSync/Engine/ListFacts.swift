@@ -49,6 +49,17 @@ struct AccountFacts: Sendable {
 struct SyncRecordCache: Sendable {
     private var entries: [Restrict: (payload: VersionedPayload?, record: ListSyncRecord)] = [:]
 
+    /// Takes `record` as what `payload`, just written to `restrict`'s list, decodes to.
+    mutating func remember(_ record: ListSyncRecord, decodedFrom payload: VersionedPayload?, for restrict: Restrict) {
+        // Checked in debug builds, so every test that syncs a page checks it.
+        assert({
+            var metadata = BookmarkIndexMetadata()
+            metadata.syncState = payload
+            return ListSyncRecord(metadata) == record
+        }(), "a record read back differs from the record written")
+        entries[restrict] = (payload, record)
+    }
+
     /// The facts of `index`, decoding only the records whose bytes changed since last time.
     mutating func facts(of index: BookmarkIndexState) -> AccountFacts {
         AccountFacts(publicList: facts(of: .public, in: index), privateList: facts(of: .private, in: index), revision: index.revision)
