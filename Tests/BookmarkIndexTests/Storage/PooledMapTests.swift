@@ -35,7 +35,10 @@ import Testing
         }
     }
 
-    /// A gate a pool thread waits at; a failed test opens it after ten seconds rather than hang.
+    /// A gate a pool thread waits at; a failed test opens it after two minutes rather than
+    /// hang. Not sooner: in a loaded test run the test's own task can wait seconds for a
+    /// thread, and a gate that opened meanwhile freed the thread the test needed busy (a run
+    /// failed so when it opened after ten seconds).
     final class Gate: Sendable {
         private let semaphore = DispatchSemaphore(value: 0)
         private let isOpen = Mutex(false)
@@ -44,7 +47,7 @@ import Testing
             semaphore.signal()
         }
         /// Blocks: for a pool thread.
-        func pass() -> Bool { semaphore.wait(timeout: .now() + 10) == .success }
+        func pass() -> Bool { semaphore.wait(timeout: .now() + 120) == .success }
         /// For the test's task, which must not block its thread.
         func opened() async {
             while !isOpen.withLock({ $0 }) { await Task.yield() }
