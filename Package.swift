@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "BookmarkJSON"),
         .target(name: "PixivAPI", dependencies: ["BookmarkJSON"]),
         .target(name: "BookmarkIndex", dependencies: ["BookmarkJSON"]),
-        .target(name: "BookmarkSync", dependencies: ["BookmarkIndex", "PixivAPI"]),
+        .target(name: "BookmarkSync", dependencies: ["BookmarkIndex", "BookmarkJSON", "PixivAPI"]),
         .target(name: "BookmarkHost", dependencies: ["BookmarkIndex", "BookmarkSync"]),
         // The Bookmarks screen's @Observable models, for SwiftUI and for servers alike.
         .target(name: "BookmarkScreen", dependencies: ["BookmarkIndex", "BookmarkSync"]),

@@ -102,17 +102,14 @@ public struct ListSyncRecord: Sendable, Hashable {
 
     private func encoded(in metadata: BookmarkIndexMetadata) -> BookmarkIndexMetadata {
         var metadata = metadata
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Every field is a plain value, so encoding cannot fail.
-        let data = (try? encoder.encode(Coded(record: self))) ?? Data("{}".utf8)
-        // JSONEncoder writes one line of valid JSON, so the payload's check cannot fail.
+        // The writer writes one line of valid JSON, so the payload's check cannot fail.
+        let data = json() ?? Data("{}".utf8)
         metadata.syncState = data == Data("{}".utf8) ? nil : try? VersionedPayload(version: Self.version, json: data)
         return metadata
     }
 
-    /// The JSON shape, key by key.
-    private struct Coded: Codable {
+    /// The JSON shape, key by key, as read (``json()`` writes it).
+    private struct Coded: Decodable {
         var record: ListSyncRecord
 
         init(record: ListSyncRecord) { self.record = record }
@@ -169,36 +166,12 @@ public struct ListSyncRecord: Sendable, Hashable {
             if damaged > 0 { record.damagedParts.append("\(key.rawValue): \(damaged) of \(pairs.count) records unreadable") }
             return records
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encodeIfPresent(record.fullWalkPosition.map(CursorCoding.init), forKey: .cursor)
-            try container.encodeIfPresent(record.deltaCursor, forKey: .delta)
-            if !record.unbookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.unbookmarkedInApp), forKey: .unbookmarked) }
-            if !record.bookmarkedInApp.isEmpty { try container.encode(Self.pairs(record.bookmarkedInApp), forKey: .bookmarked) }
-            try container.encodeIfPresent(record.pause.map(PauseCoding.init), forKey: .pause)
-            try container.encodeIfPresent(record.pacing, forKey: .pacing)
-            try container.encodeIfPresent(record.knownGround, forKey: .ground)
-            try container.encodeIfPresent(record.dailySpend, forKey: .spend)
-            try container.encodeIfPresent(record.lastKnownTotal, forKey: .total)
-            if record.indexingSwitchedOff { try container.encode(true, forKey: .off) }
-        }
-
-        /// In-app records as `[[illustID, date], …]`, sorted by ID, as the journal wrote them.
-        private static func pairs(_ records: [Int: Date]) -> [InAppRecord] {
-            records.keys.sorted().map { InAppRecord(illustID: $0, date: records[$0]!) }
-        }
     }
 
     /// `[illust ID, date]`: the ID an exact integer, the date seconds since the reference date.
-    private struct InAppRecord: Codable {
+    private struct InAppRecord: Decodable {
         var illustID: Int
         var date: Date
-
-        init(illustID: Int, date: Date) {
-            self.illustID = illustID
-            self.date = date
-        }
 
         init(from decoder: any Decoder) throws {
             var pair = try decoder.unkeyedContainer()
@@ -208,15 +181,9 @@ public struct ListSyncRecord: Sendable, Hashable {
                 throw DecodingError.dataCorruptedError(in: pair, debugDescription: "an in-app record is [illust ID, date]")
             }
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var pair = encoder.unkeyedContainer()
-            try pair.encode(illustID)
-            try pair.encode(date.timeIntervalSinceReferenceDate)
-        }
     }
 
-    private struct CursorCoding: Codable {
+    private struct CursorCoding: Decodable {
         var next: String
         var started: Date
         var pages: Int
@@ -226,12 +193,6 @@ public struct ListSyncRecord: Sendable, Hashable {
         var above: Bool?
         /// The known ground the walk leaves behind (from its first page).
         var ground: KnownGround?
-
-        init(_ cursor: FullWalkPosition) {
-            (next, started, pages, order, first) = (cursor.nextPage, cursor.startedAt, cursor.pagesFetched, cursor.nextServerOrder, cursor.firstServerOrder)
-            above = cursor.placesRowsAbove ? true : nil
-            ground = cursor.groundAfterFirstPage
-        }
 
         var cursor: FullWalkPosition {
             var cursor = FullWalkPosition(
@@ -243,12 +204,10 @@ public struct ListSyncRecord: Sendable, Hashable {
         }
     }
 
-    private struct PauseCoding: Codable {
+    private struct PauseCoding: Decodable {
         var until: Date
         var code: String
         var message: String
-
-        init(_ pause: ListPause) { (until, code, message) = (pause.until, pause.code, pause.message) }
 
         var pause: ListPause { ListPause(until: until, code: code, message: message) }
     }

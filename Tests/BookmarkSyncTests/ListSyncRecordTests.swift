@@ -1,5 +1,6 @@
 @testable import BookmarkSync
 import BookmarkIndex
+import BookmarkIndexTesting
 import Foundation
 import Testing
 
@@ -57,6 +58,52 @@ import Testing
         let kept = ListSyncRecord(newer).storedAndRead(in: newer)
         #expect(kept.metadata == newer && kept.read == nil)
         #expect(ListSyncRecord().storedAndRead(in: BookmarkIndexMetadata()).read == nil, "an empty record stores nothing")
+    }
+
+    /// Records with every part present or absent, at the edges of what each holds, written by
+    /// the package's writer: each reads back as it was written, from one line of standard JSON;
+    /// a date or interval that is not finite stores nothing, as before.
+    @Test func everyPartReadsBackAsWritten() throws {
+        var random = SeededRandom(seed: 41)
+        func maybe<T>(_ value: @autoclosure () -> T) -> T? { random.next() % 3 == 0 ? nil : value() }
+        func date() -> Date { Date(timeIntervalSinceReferenceDate: Double(Int64(bitPattern: random.next()) % 4_000_000_000) / 7) }
+        func int() -> Int { Int(random.next() % 1_000_000) * (random.next() % 2 == 0 ? 1 : -1) }
+        func ground() -> KnownGround { random.next() % 2 == 0 ? .lastPage : .bookmarkID(int()) }
+        let texts = ["", "p2", "https://app-api.pixiv.net/v1/user/bookmarks/illust?max_bookmark_id=9&restrict=public", "夏 \"空\" \\ ✨\n\u{1}"]
+        for _ in 0..<300 {
+            var record = ListSyncRecord()
+            record.fullWalkPosition = maybe({
+                var cursor = FullWalkPosition(nextPage: texts[Int(random.next() % 4)], startedAt: date(), pagesFetched: abs(int()),
+                                              nextServerOrder: Int64(int()) << 20, firstServerOrder: maybe(Int64(int())), placesRowsAbove: random.next() % 2 == 0)
+                cursor.groundAfterFirstPage = maybe(ground())
+                return cursor
+            }())
+            record.deltaCursor = maybe(DeltaCursor(nextPage: texts[Int(random.next() % 4)], newestAtStart: maybe(Int64(int())), newRows: abs(int()),
+                                                   startedAt: date(), groundAfterFirstPage: maybe(ground())))
+            record.knownGround = maybe(ground())
+            for _ in 0..<random.next() % 4 { record.unbookmarkedInApp[int()] = date() }
+            for _ in 0..<random.next() % 4 { record.bookmarkedInApp[Int.max - Int(random.next() % 9)] = date() }
+            record.pause = maybe(ListPause(until: date(), code: "server", message: texts[Int(random.next() % 4)]))
+            record.pacing = maybe(LearnedPacing(savedAt: maybe(date()), interval: Double(random.next() % 10_000) / 64 + 0.01, ceilingInterval: maybe(2.25),
+                                                ceilingUntil: maybe(date()), cooldownUntil: maybe(date()), consecutiveCooldowns: Int(random.next() % 9),
+                                                recentTrips: Int(random.next() % 9), lastTrip: maybe(date())))
+            record.dailySpend = maybe(DailyRequestLedger(counts: Dictionary(uniqueKeysWithValues: (0..<random.next() % 5).map { (Int64(900_000 + $0 * 3), Int(random.next() % 40)) })))
+            record.lastKnownTotal = maybe(KnownTotal(count: abs(int()), at: date()))
+            record.indexingSwitchedOff = random.next() % 5 == 0
+            #expect(record.readsBackAsItIs)
+
+            let stored = record.stored(in: BookmarkIndexMetadata())
+            let json = try #require(stored.syncState?.json, "\(record)")
+            #expect(!json.contains(0x0A))
+            #expect(ListSyncRecord(stored) == record, "\(String(decoding: json, as: UTF8.self))")
+            #expect(try JSONSerialization.jsonObject(with: json) is [String: Any], "standard JSON")
+        }
+        var record = ListSyncRecord()
+        record.bookmarkedInApp[1] = Date(timeIntervalSinceReferenceDate: .infinity)
+        #expect(record.stored(in: BookmarkIndexMetadata()).syncState == nil, "JSON has no infinity: nothing is stored")
+        record.bookmarkedInApp = [:]
+        record.pacing = LearnedPacing(savedAt: nil, interval: .nan, ceilingInterval: nil, ceilingUntil: nil, cooldownUntil: nil, consecutiveCooldowns: 0, recentTrips: 0, lastTrip: nil)
+        #expect(record.stored(in: BookmarkIndexMetadata()).syncState == nil)
     }
 
     /// A part that cannot be read is left out; the others stay.

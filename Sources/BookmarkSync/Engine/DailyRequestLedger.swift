@@ -92,9 +92,15 @@ extension DailyRequestLedger: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        let (start, counts) = span
+        try container.encode(start, forKey: .start)
+        try container.encode(counts, forKey: .counts)
+    }
+
+    /// What is saved: the first bucket, and the requests per bucket from it to the last.
+    var span: (start: Int64, counts: [Int]) {
         let start = counts.keys.min() ?? 0
         let end = counts.keys.max() ?? -1
-        try container.encode(start, forKey: .start)
-        try container.encode(end < start ? [] : (start...end).map { counts[$0] ?? 0 }, forKey: .counts)
+        return (start, end < start ? [] : (start...end).map { counts[$0] ?? 0 })
     }
 }
