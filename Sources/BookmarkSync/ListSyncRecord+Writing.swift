@@ -4,9 +4,9 @@ import Foundation
 
 // The record written with the package's JSON writer, in the shape `ListSyncRecord.Coded`
 // reads: each object's keys in sorted order, dates as seconds since the reference date, in-app
-// records as `[[illust ID, date], …]` sorted by ID. `JSONEncoder` was 7.5 % of what a sync's
-// engine, client and journal spent a page (the record is written with every page); the reader
-// stays `JSONDecoder`'s, which tells a damaged part from the others.
+// records as `[[illust ID, date], …]` sorted by ID. `JSONEncoder` was 6.6–7.5 % (two profiles)
+// of what a sync's engine, client and journal spent a page (the record is written with every
+// page); the reader stays `JSONDecoder`'s, which tells a damaged part from the others.
 
 extension ListSyncRecord {
     /// The record's JSON, or `nil` when a date or an interval in it is not finite (JSON has no

@@ -252,9 +252,7 @@ public final class TestClock: SyncClock {
                 return state.nextID
             }
             guard let id else { return continuation.resume() }
-            let interval = Self.pollInterval.components
-            let nanoseconds = Int(interval.seconds) * 1_000_000_000 + Int(interval.attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.seconds(Self.pollInterval)) { [self] in
                 self.state.withLock { $0.sleepWatchers.removeValue(forKey: id) }?.resume()
             }
         }
