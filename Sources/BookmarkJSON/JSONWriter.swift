@@ -21,15 +21,14 @@ package struct JSONWriter {
     package init(capacity: Int = 0) {
         // No allocation for no capacity: a record's visitor makes a writer it swaps the real
         // one into.
-        storage = capacity > 0 ? Self.zeroed(count: capacity, keeping: UnsafeRawBufferPointer(start: nil, count: 0)) : []
+        storage = capacity > 0 ? Self.zeroed(count: capacity) : []
     }
 
     /// `count` bytes: those of `kept` first, then zeros. The zeros are one `memset`: filling
     /// them through `Array(repeating:count:)` or `append(contentsOf: repeatElement(…))` walks
     /// a generic iterator byte by byte in an unoptimized build, which made `list --json` of
     /// 3,600 bookmarks spend 60 % of its time growing its buffer in the tests' debug build.
-    @usableFromInline
-    static func zeroed(count: Int, keeping kept: UnsafeRawBufferPointer) -> [UInt8] {
+    private static func zeroed(count: Int, keeping kept: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let base = UnsafeMutableRawPointer(buffer.baseAddress!)
             if kept.count > 0 { base.copyMemory(from: kept.baseAddress!, byteCount: kept.count) }

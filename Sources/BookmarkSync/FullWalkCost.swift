@@ -66,7 +66,7 @@ public struct DailyRequestUsage: Sendable, Hashable {
 }
 
 /// A list's total as Pixiv told it, and when: what a walk will cost.
-struct KnownTotal: Sendable, Hashable, Codable {
+struct KnownTotal: Sendable, Hashable, Decodable {
     var count: Int
     var at: Date
 }

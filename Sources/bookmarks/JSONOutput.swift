@@ -19,8 +19,6 @@ enum JSONValue: Sendable, Equatable {
 
     init(_ value: String?) { self = value.map(JSONValue.string) ?? .null }
     init(_ value: Int?) { self = value.map(JSONValue.int) ?? .null }
-    init(_ value: Double?) { self = value.map(JSONValue.double) ?? .null }
-    init(_ value: Bool?) { self = value.map(JSONValue.bool) ?? .null }
     /// A date as ISO 8601 in UTC, or `null`.
     init(_ value: Date?) { self = value.map { .string(isoDate($0)) } ?? .null }
 
@@ -71,15 +69,7 @@ enum JSONValue: Sendable, Equatable {
     }
 }
 
-extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
-{
-    init(nilLiteral: ()) { self = .null }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(integerLiteral value: Int) { self = .int(value) }
-    init(floatLiteral value: Double) { self = .double(value) }
-    init(stringLiteral value: String) { self = .string(value) }
-    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+extension JSONValue: ExpressibleByDictionaryLiteral {
     init(dictionaryLiteral members: (String, JSONValue)...) {
         self = .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
     }

@@ -46,8 +46,12 @@ import Testing
         var b = a
         b.record(at: t0 + 2_000)
         a.record(at: t0 + 4_000)
-        let data = try JSONEncoder().encode(a)
-        #expect(try JSONDecoder().decode(DailyRequestLedger.self, from: data) == a)
+        // Saved with the list's record, and read back from it.
+        var record = ListSyncRecord()
+        record.dailySpend = a
+        let data = try #require(record.json())
+        #expect(ListSyncRecord(record.stored(in: BookmarkIndexMetadata())).dailySpend == a)
+        #expect(try JSONDecoder().decode([String: DailyRequestLedger].self, from: data)["spend"] == a)
         #expect(a.merged(with: b).spent(at: t0 + 4_000) == 4, "2 in the first bucket (in both), 1 in b's, 1 in a's")
         #expect(throws: (any Error).self) { try JSONDecoder().decode(DailyRequestLedger.self, from: Data(#"{"start":1,"counts":[-1]}"#.utf8)) }
     }

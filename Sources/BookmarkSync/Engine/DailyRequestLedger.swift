@@ -71,9 +71,9 @@ struct DailyRequestLedger: Sendable, Hashable {
     }
 }
 
-extension DailyRequestLedger: Codable {
-    /// Saved as `{"start": first bucket, "counts": [requests per bucket from it]}`: at most 97
-    /// small numbers.
+extension DailyRequestLedger: Decodable {
+    /// Saved as `{"start": first bucket, "counts": [requests per bucket from it]}` (see
+    /// ``span``): at most 97 small numbers.
     private enum CodingKeys: String, CodingKey { case start, counts }
 
     init(from decoder: any Decoder) throws {
@@ -88,13 +88,6 @@ extension DailyRequestLedger: Codable {
         var counts: [Int64: Int] = [:]
         for (offset, count) in list.enumerated() where count > 0 { counts[start + Int64(offset)] = count }
         self.init(counts: counts)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        let (start, counts) = span
-        try container.encode(start, forKey: .start)
-        try container.encode(counts, forKey: .counts)
     }
 
     /// What is saved: the first bucket, and the requests per bucket from it to the last.

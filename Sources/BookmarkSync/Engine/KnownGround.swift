@@ -53,7 +53,7 @@ enum KnownGround: Sendable, Hashable {
     }
 }
 
-extension KnownGround: Codable {
+extension KnownGround: Decodable {
     private enum CodingKeys: String, CodingKey { case id, last }
 
     /// `{"id": 123}` or `{"last": true}`.
@@ -65,14 +65,6 @@ extension KnownGround: Codable {
             self = .lastPage
         } else {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "known ground is {\"id\": n} or {\"last\": true}"))
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .bookmarkID(let id): try container.encode(id, forKey: .id)
-        case .lastPage: try container.encode(true, forKey: .last)
         }
     }
 }

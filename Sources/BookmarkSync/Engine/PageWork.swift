@@ -60,7 +60,8 @@ struct PageOutcome: Sendable {
     var finished: Bool
     /// The list's record the page wrote, with its payload, when known: the engine's
     /// ``SyncRecordCache`` takes it so that the next read of the list's facts does not decode
-    /// what was just encoded (`JSONDecoder` on every page was 4 % of a sync's CPU).
+    /// what was just encoded (`JSONDecoder` on every page was 7.7 % of what a sync's engine,
+    /// client and journal spent).
     var writtenRecord: (payload: VersionedPayload?, record: ListSyncRecord)? = nil
 }
 

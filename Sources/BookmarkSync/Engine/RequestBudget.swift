@@ -206,7 +206,7 @@ struct RequestBudget: Sendable, Hashable {
 }
 
 /// What the budget learned, kept with the index so a relaunch honours it.
-struct LearnedPacing: Sendable, Hashable, Codable {
+struct LearnedPacing: Sendable, Hashable, Decodable {
     /// When it was saved: of the two lists' copies, the later one is the account's.
     var savedAt: Date?
     var interval: TimeInterval

@@ -3,7 +3,7 @@ import Foundation
 
 /// Where a delta stands: what it has placed and where it goes on, so one interrupted by a
 /// failure, a pause or a restart resumes instead of starting over.
-struct DeltaCursor: Sendable, Hashable, Codable {
+struct DeltaCursor: Sendable, Hashable, Decodable {
     private enum CodingKeys: String, CodingKey {
         case nextPage = "next", newestAtStart = "newest", newRows = "placed", startedAt = "started"
         case groundAfterFirstPage = "ground"
