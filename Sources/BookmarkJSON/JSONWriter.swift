@@ -130,41 +130,44 @@ package struct JSONWriter {
 
     package mutating func string(_ string: String) {
         var string = string
-        string.withUTF8 { utf8 in
-            if quoted(UnsafeRawBufferPointer(utf8)) { return }
-            byte(UInt8(ascii: "\""))
-            var runStart = 0
-            var index = 0
-            let words = UnsafeRawBufferPointer(utf8)
-            while index < utf8.count {
-                // Eight bytes at a time while none needs escaping (most of any title or tag).
-                if utf8.count - index >= 8, !needsEscape(words.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                    index += 8
-                    continue
-                }
-                let byte = utf8[index]
-                index += 1
-                guard Self.isEscaped(byte) else { continue }
-                let escaped = index - 1
-                raw(UnsafeRawBufferPointer(rebasing: words[runStart..<escaped]))
-                runStart = escaped + 1
-                switch byte {
-                case UInt8(ascii: "\""): raw("\\\"")
-                case UInt8(ascii: "\\"): raw("\\\\")
-                case 0x0A: raw("\\n")
-                case 0x0D: raw("\\r")
-                case 0x09: raw("\\t")
-                case 0x08: raw("\\b")
-                case 0x0C: raw("\\f")
-                default:
-                    raw("\\u00")
-                    self.byte(Self.hexDigits[Int(byte >> 4)])
-                    self.byte(Self.hexDigits[Int(byte & 0xF)])
-                }
+        string.withUTF8 { self.string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes the string whose UTF-8 is `utf8`, as ``string(_:)`` writes it: for text kept
+    /// as bytes, written without making a `String` of it.
+    package mutating func string(utf8: UnsafeRawBufferPointer) {
+        if quoted(utf8) { return }
+        byte(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        while index < utf8.count {
+            // Eight bytes at a time while none needs escaping (most of any title or tag).
+            if utf8.count - index >= 8, !needsEscape(utf8.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+                continue
             }
-            raw(UnsafeRawBufferPointer(rebasing: words[runStart..<utf8.count]))
-            byte(UInt8(ascii: "\""))
+            let byte = utf8[index]
+            index += 1
+            guard Self.isEscaped(byte) else { continue }
+            let escaped = index - 1
+            raw(UnsafeRawBufferPointer(rebasing: utf8[runStart..<escaped]))
+            runStart = escaped + 1
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0x08: raw("\\b")
+            case 0x0C: raw("\\f")
+            default:
+                raw("\\u00")
+                self.byte(Self.hexDigits[Int(byte >> 4)])
+                self.byte(Self.hexDigits[Int(byte & 0xF)])
+            }
         }
+        raw(UnsafeRawBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+        byte(UInt8(ascii: "\""))
     }
 
     /// Whether a string's `byte` is written escaped: a control character, a quote or a

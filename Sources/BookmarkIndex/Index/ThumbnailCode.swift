@@ -48,8 +48,27 @@ enum ThumbnailCode {
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, illustID: Int) -> String {
         guard let first = bytes.first else { return "" }
         let rest = UnsafeBufferPointer(rebasing: bytes.dropFirst())
-        if first != verbatim, let url = shapedURL(kinds: first - 1, rest, illustID: illustID) { return url }
+        if first != verbatim, let shape = shape(kinds: first - 1, rest, illustID: illustID) {
+            return String(unsafeUninitializedCapacity: shape.length) { url in
+                fill(shape, illustID: illustID, into: url.baseAddress!)
+                return shape.length
+            }
+        }
         return String(decoding: rest, as: UTF8.self)
+    }
+
+    /// Calls `body` with the UTF-8 of the URL `bytes` keep (what ``decode(_:illustID:)``
+    /// gives), made in a temporary buffer rather than a string: for writing it out.
+    static func withURL<Result>(_ bytes: UnsafeBufferPointer<UInt8>, illustID: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        guard let first = bytes.first else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        let rest = UnsafeBufferPointer(rebasing: bytes.dropFirst())
+        guard first != verbatim, let shape = shape(kinds: first - 1, rest, illustID: illustID) else {
+            return body(UnsafeRawBufferPointer(rest))
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: shape.length) { url in
+            fill(shape, illustID: illustID, into: url.baseAddress!)
+            return body(UnsafeRawBufferPointer(url))
+        }
     }
 
     // MARK: The shape
@@ -92,7 +111,19 @@ enum ThumbnailCode {
         host + size + [slash] + folder + imageFolder
     }
 
-    private static func shapedURL(kinds: UInt8, _ code: UnsafeBufferPointer<UInt8>, illustID: Int) -> String? {
+    /// The URL a shaped code gives, laid out: what ``fill(_:illustID:into:)`` writes.
+    private struct Shape {
+        var prefix: [UInt8]
+        /// The seven pairs of digits of the time, a byte each.
+        var time: UnsafeBufferPointer<UInt8>.SubSequence
+        var digits: Int
+        var suffix: [UInt8]
+
+        /// The prefix, 7 pairs of digits with 6 slashes after them, the ID, "_p0_", the variant, ".jpg".
+        var length: Int { prefix.count + 20 + digits + page.count + suffix.count + fileExtension.count }
+    }
+
+    private static func shape(kinds: UInt8, _ code: UnsafeBufferPointer<UInt8>, illustID: Int) -> Shape? {
         var reader = Reader(bytes: code)
         guard let sizeByte = reader.byte(), illustID >= 0 else { return nil }
         let (folder, variant) = (Int(kinds & 1), Int(kinds >> 1))
@@ -114,35 +145,34 @@ enum ThumbnailCode {
             digits += 1
             bound &*= 10
         }
-        let suffix = variants[variant]
-        // The prefix, 7 pairs of digits with 6 slashes after them, the ID, "_p0_", the variant, ".jpg".
-        let length = prefix.count + 20 + digits + page.count + suffix.count + fileExtension.count
-        return String(unsafeUninitializedCapacity: length) { url in
-            var next = url.baseAddress!
-            func put(_ bytes: [UInt8]) {
-                bytes.withUnsafeBufferPointer { next.update(from: $0.baseAddress!, count: $0.count) }
-                next += bytes.count
-            }
-            put(prefix)
-            for index in 0..<7 {
-                let pair = time[time.startIndex + index]
-                next[0] = UInt8(ascii: "0") + pair >> 4
-                next[1] = UInt8(ascii: "0") + pair & 15
-                next[2] = slash
-                // The year's two pairs are one field.
-                next += index == 0 ? 2 : 3
-            }
-            var value = illustID
-            for position in (0..<digits).reversed() {
-                next[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            next += digits
-            put(page)
-            put(suffix)
-            put(fileExtension)
-            return next - url.baseAddress!
+        return Shape(prefix: prefix, time: time, digits: digits, suffix: variants[variant])
+    }
+
+    /// Writes the URL `shape` lays out, `shape.length` bytes, at `start`.
+    private static func fill(_ shape: Shape, illustID: Int, into start: UnsafeMutablePointer<UInt8>) {
+        var next = start
+        func put(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { next.update(from: $0.baseAddress!, count: $0.count) }
+            next += bytes.count
         }
+        put(shape.prefix)
+        for index in 0..<7 {
+            let pair = shape.time[shape.time.startIndex + index]
+            next[0] = UInt8(ascii: "0") + pair >> 4
+            next[1] = UInt8(ascii: "0") + pair & 15
+            next[2] = slash
+            // The year's two pairs are one field.
+            next += index == 0 ? 2 : 3
+        }
+        var value = illustID
+        for position in (0..<shape.digits).reversed() {
+            next[position] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+        }
+        next += shape.digits
+        put(page)
+        put(shape.suffix)
+        put(fileExtension)
     }
 
     /// `value`'s decimal digits.

@@ -83,12 +83,14 @@ enum WholeFileWriter {
                         (restrict, rows[start..<min(start + perLine, rows.count)])
                     }
                 }
+                let tags = JournalRowWriter.EncodedTags(state.tags.refs)
+                let rowWriters = Restrict.allCases.map { JournalRowWriter(state, restrict: $0, tags: tags) }
                 try options.ioPool.map(rowLines.count, { index in
                     let (restrict, rows) = rowLines[index]
                     // Room for a bookmark of about 600 bytes (the benchmark's) and then some, so
                     // that a line rarely grows.
                     var line = JSONWriter(capacity: 768 * rows.count)
-                    JournalCodec.appendBatch(sequence: index + 1, rows.map { .upsert(state.materialize($0, in: restrict)) }, to: &line)
+                    rowWriters[restrict.listIndex].appendBatch(sequence: index + 1, rows: rows, to: &line)
                     return line.takeBytes()
                 }, consumingInOrder: { _, line in try write(line) })
                 let metadata = Restrict.allCases.compactMap { restrict -> BookmarkChange? in

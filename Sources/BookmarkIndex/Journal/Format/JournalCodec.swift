@@ -50,6 +50,23 @@ enum JournalCodec {
         endLine(&writer, start: start)
     }
 
+    /// Appends one batch line of `count` changes, each written by `writeChange` (given its
+    /// index): the line ``appendBatch(sequence:_:to:)`` writes for the same changes, for a
+    /// writer that makes a change's JSON without making the change (``JournalRowWriter``).
+    static func appendBatch(sequence: Int, count: Int, to writer: inout JSONWriter, writeChange: (Int, inout JSONWriter) -> Void) {
+        let start = beginLine(&writer)
+        writer.key("seq", afterComma: true)
+        writer.int(sequence)
+        writer.key("changes", afterComma: true)
+        writer.byte(UInt8(ascii: "["))
+        for index in 0..<count {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writeChange(index, &writer)
+        }
+        writer.byte(UInt8(ascii: "]"))
+        endLine(&writer, start: start)
+    }
+
     private static func beginLine(_ writer: inout JSONWriter) -> Int {
         let start = writer.count
         writer.raw("{\"crc\":\"00000000\"")
