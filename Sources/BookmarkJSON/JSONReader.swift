@@ -149,10 +149,15 @@ package struct JSONReader {
     private func plainStringEnd(from start: Int) -> Int? {
         var index = start
         while index < bytes.count {
-            // Eight bytes at a time while none is a quote, a backslash or a control character.
-            if bytes.count - index >= 8, !needsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
-                continue
+            // Eight bytes at a time while none is a quote, a backslash or a control character,
+            // then straight to the first that is.
+            if bytes.count - index >= 8 {
+                let flags = escapeFlags(word(at: index, of: bytes))
+                if flags == 0 {
+                    index += 8
+                    continue
+                }
+                index += flags.trailingZeroBitCount / 8
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") { return index }

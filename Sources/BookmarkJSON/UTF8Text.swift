@@ -59,17 +59,31 @@ package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
 }
 
 /// Whether any of the eight bytes in `word` is a control character, a quote or a backslash:
-/// what a JSON string must escape, and what ends a reader's scan of one (bit tricks: each test
-/// flags a byte's high bit; bytes of 0x80 and above, the rest of a UTF-8 sequence, are never
-/// flagged).
+/// what a JSON string must escape, and what ends a reader's scan of one.
 @inline(__always)
 func needsEscape(_ word: UInt64) -> Bool {
+    escapeFlags(word) != 0
+}
+
+/// The eight bytes at `offset` of `bytes`, the first in the lowest bits on any platform.
+@inline(__always)
+func word(at offset: Int, of bytes: UnsafeRawBufferPointer) -> UInt64 {
+    UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+}
+
+/// The high bit of each byte of `word` that a JSON string must escape (a control character, a
+/// quote or a backslash), by bit tricks; bytes of 0x80 and above, the rest of a UTF-8
+/// sequence, are never flagged. A borrow can flag a byte above one that is flagged rightly,
+/// never one below it: the lowest flag is exact, so with `word` read by
+/// ``word(at:of:)``, `flags.trailingZeroBitCount / 8` is the first such byte's offset.
+@inline(__always)
+func escapeFlags(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
     let control = (word &- ones &* 0x20) & ~word & highs
     let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
     let quotes = (quote &- ones) & ~quote & highs
     let backslashes = (backslash &- ones) & ~backslash & highs
-    return (control | quotes | backslashes) != 0
+    return control | quotes | backslashes
 }
 
 /// The value of an ASCII hex digit, either case; `nil` for any other byte.

@@ -79,28 +79,29 @@ enum ThumbnailCode {
         let size = reader.take(until: slash)
         guard !size.isEmpty, size.count < Int(spelledSize), reader.skip(slash) else { return nil }
         guard let folder = folders.firstIndex(where: { reader.skip($0) }), reader.skip(imageFolder) else { return nil }
-        // YYYY/MM/DD/hh/mm/ss: seven pairs of digits, a byte each.
-        var time: [UInt8] = []
-        time.reserveCapacity(7)
-        for field in 0..<6 {
-            for _ in 0..<(field == 0 ? 2 : 1) {
-                guard let pair = reader.digitPair() else { return nil }
-                time.append(pair)
-            }
-            guard reader.skip(slash) else { return nil }
-        }
-        guard reader.skip(decimal(illustID)), reader.skip(page),
-              let variant = variants.firstIndex(where: { reader.skip($0) }),
-              reader.skip(fileExtension), reader.isAtEnd else { return nil }
-        var coded = [1 + (UInt8(folder) | UInt8(variant) << 1)]
+        // Made as it is read, in one allocation: the first byte is set once the variant is known.
+        var coded: [UInt8] = [0]
         if let known = knownSizes.firstIndex(where: { $0.elementsEqual(size) }) {
+            coded.reserveCapacity(9)
             coded.append(UInt8(known))
         } else {
+            coded.reserveCapacity(10 + size.count)
             coded.append(spelledSize)
             coded.append(UInt8(size.count))
             coded.append(contentsOf: size)
         }
-        coded.append(contentsOf: time)
+        // YYYY/MM/DD/hh/mm/ss: seven pairs of digits, a byte each.
+        for field in 0..<6 {
+            for _ in 0..<(field == 0 ? 2 : 1) {
+                guard let pair = reader.digitPair() else { return nil }
+                coded.append(pair)
+            }
+            guard reader.skip(slash) else { return nil }
+        }
+        guard reader.skip(decimal: illustID), reader.skip(page),
+              let variant = variants.firstIndex(where: { reader.skip($0) }),
+              reader.skip(fileExtension), reader.isAtEnd else { return nil }
+        coded[0] = 1 + (UInt8(folder) | UInt8(variant) << 1)
         return coded
     }
 
@@ -140,12 +141,7 @@ enum ThumbnailCode {
         }
         let time = reader.take(7)
         guard time.count == 7, reader.isAtEnd, time.allSatisfy({ $0 >> 4 < 10 && $0 & 15 < 10 }) else { return nil }
-        var digits = 1, bound = 10
-        while digits < 19 && illustID >= bound {
-            digits += 1
-            bound &*= 10
-        }
-        return Shape(prefix: prefix, time: time, digits: digits, suffix: variants[variant])
+        return Shape(prefix: prefix, time: time, digits: decimalDigits(illustID), suffix: variants[variant])
     }
 
     /// Writes the URL `shape` lays out, `shape.length` bytes, at `start`.
@@ -175,10 +171,14 @@ enum ThumbnailCode {
         put(fileExtension)
     }
 
-    /// `value`'s decimal digits.
-    private static func decimal(_ value: Int) -> [UInt8] {
-        var value = String(value)
-        return value.withUTF8 { Array($0) }
+    /// How many decimal digits `value` (not negative) has.
+    private static func decimalDigits(_ value: Int) -> Int {
+        var digits = 1, bound = 10
+        while digits < 19 && value >= bound {
+            digits += 1
+            bound &*= 10
+        }
+        return digits
     }
 
     /// Reads a buffer from the front.
@@ -200,6 +200,19 @@ enum ThumbnailCode {
                   expected.withUnsafeBufferPointer({ memcmp(bytes.baseAddress! + offset, $0.baseAddress!, expected.count) }) == 0
             else { return false }
             offset += expected.count
+            return true
+        }
+
+        /// Skips the decimal digits of `value` (not negative), as `String(value)` spells them.
+        mutating func skip(decimal value: Int) -> Bool {
+            let digits = ThumbnailCode.decimalDigits(value)
+            guard bytes.count - offset >= digits else { return false }
+            var rest = value
+            for position in (0..<digits).reversed() {
+                guard bytes[offset + position] == UInt8(ascii: "0") + UInt8(rest % 10) else { return false }
+                rest /= 10
+            }
+            offset += digits
             return true
         }
 
