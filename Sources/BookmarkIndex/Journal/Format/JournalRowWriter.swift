@@ -8,7 +8,7 @@ import Foundation
 /// ``IndexedBookmark`` (``ListIndex/bookmark(_:restrict:tags:)``), member for member in the
 /// order ``JournalRecords/Upsert`` and ``JournalRecords/Illust`` describe, which a test checks
 /// over generated lists. Making each bookmark first — its strings, its tag array, its
-/// thumbnail URL — and releasing it again was most of compaction's CPU (3.6 µs a row at
+/// thumbnail URL — and releasing it again was most of compaction's CPU (3.4–4.3 µs a row at
 /// 500,000, on both threads); here a title or an artist name is copied from the text arena, a
 /// tag is the bytes it was encoded to once for the whole compaction, and a thumbnail's URL is
 /// made in a temporary buffer.
