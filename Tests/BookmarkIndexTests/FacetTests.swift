@@ -1,4 +1,4 @@
-@testable import BookmarkIndex
+@_spi(Testing) @testable import BookmarkIndex
 import BookmarkIndexTesting
 import Foundation
 import Testing
@@ -56,6 +56,28 @@ struct FacetTests {
             #expect(state.facets(in: .public, matching: filter) == Self.naiveFacets(matches), "\(filter)")
             for limit in [nil, 0, 1, 5] as [Int?] {
                 #expect(state.topArtists(in: .public, matching: filter, limit: limit) == Self.naiveTopArtists(state, matches, limit: limit), "\(filter), limit \(limit.map(String.init) ?? "none")")
+            }
+        }
+    }
+
+    /// A filter of visibility only reads the counts of rows each artist has, which every write
+    /// keeps and a checkpoint's rows rebuild: the account was made by upserts, placeholders
+    /// over known works, rewrites that change a work's artist, removals, and new rows in freed
+    /// slots.
+    @Test func aFilterOfVisibilityOnlyCountsWhatTheListKeepsAsTheNaiveCount() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        let written = FacetAccounts.state(count: 300, seed: 7)
+        try IndexCheckpoint.write(written, coverage: .init(schemaVersion: 5, journalID: 1, length: 1, lines: 1, lastSequence: 0, lastLineOffset: 0), directory: directory.url.path, fileSystem: PosixFileSystem())
+        let read = try #require(try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)).state
+        for visibility in BookmarkFilter.Visibility.allCases {
+            let filter = BookmarkFilter(visibility: visibility)
+            let naive = Self.naiveTopArtists(written, FacetAccounts.naiveMatches(written, filter), limit: nil)
+            #expect(naive.count > 5, "\(visibility)")
+            for state in [written, read] {
+                #expect(state.topArtists(in: .public, matching: filter) == naive, "\(visibility)")
+                #expect(state.topArtists(in: .public, matching: filter, limit: 3) == Array(naive.prefix(3)), "\(visibility)")
             }
         }
     }

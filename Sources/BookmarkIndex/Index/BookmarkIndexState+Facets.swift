@@ -8,19 +8,32 @@ extension BookmarkIndexState {
     /// last sync that saw it. Works whose artist Pixiv no longer names (artist ID 0, as a
     /// deleted work's placeholder has) are not counted.
     ///
-    /// Complexity: one pass over the list's artist column (4 bytes a row) counting the matches
-    /// as ``count(in:matching:)`` finds them, then O(A log k) for A artists and `limit` k, then
-    /// the rows of the k artists for their names.
+    /// Complexity: O(A log k) for A artists and `limit` k, then one pass over the list's artist
+    /// column (4 bytes a row) for the k artists' names; before that, for a filter of more than
+    /// visibility, one pass counting the matches as ``count(in:matching:)`` finds them (the
+    /// list keeps each artist's count of rows).
     public func topArtists(in restrict: Restrict, matching filter: BookmarkFilter = .all, limit: Int? = nil) -> [ArtistCount] {
         precondition(limit.map { $0 >= 0 } ?? true, "limit must not be negative")
         let list = lists[restrict.listIndex]
         let columns = list.columns
-        var counts = [Int32](repeating: 0, count: columns.artistIDs.count)
-        let plan = queryPlan(in: restrict, matching: filter)
-        counts.withUnsafeMutableBufferPointer { counts in
-            columns.artistOfSlot.withUnsafeBufferPointer { artists in
-                plan.forEachMatchingSlot { slot in counts[Int(artists[Int(slot)])] += 1 }
+        var visibilityOnly = filter
+        visibilityOnly.visibility = BookmarkFilter.all.visibility
+        let counts: [Int32]
+        if visibilityOnly == .all {
+            counts = switch filter.visibility {
+            case .visible: columns.visibleRowsOfArtist
+            case .vanished: columns.vanishedRowsOfArtist
+            case .all: zip(columns.visibleRowsOfArtist, columns.vanishedRowsOfArtist).map { $0 + $1 }
             }
+        } else {
+            var matching = [Int32](repeating: 0, count: columns.artistIDs.count)
+            let plan = queryPlan(in: restrict, matching: filter)
+            matching.withUnsafeMutableBufferPointer { counts in
+                columns.artistOfSlot.withUnsafeBufferPointer { artists in
+                    plan.forEachMatchingSlot { slot in counts[Int(artists[Int(slot)])] += 1 }
+                }
+            }
+            counts = matching
         }
         var selection = BoundedSelection<(artist: Int, count: Int32)>(limit: limit) { a, b in
             a.count != b.count ? a.count > b.count : columns.artistIDs[a.artist] < columns.artistIDs[b.artist]
@@ -92,11 +105,17 @@ extension BookmarkIndexState {
             if row.lastSeenAt != other.lastSeenAt { return row.lastSeenAt > other.lastSeenAt }
             return row.cursor.precedes(other.cursor)
         }
-        for slot in columns.artistOfSlot.indices where columns.attributes[slot] != 0 && wanted[Int(columns.artistOfSlot[slot])] {
-            guard let row = list.row(at: Int32(slot)), row.hasContent, row.artistNameLength > 0 else { continue }
-            let artist = Int(columns.artistOfSlot[slot])
-            if let current = best[artist], !isBetter(row, than: current) { continue }
-            best[artist] = row
+        columns.artistOfSlot.withUnsafeBufferPointer { artistOfSlot in
+            columns.attributes.withUnsafeBufferPointer { attributes in
+                wanted.withUnsafeBufferPointer { wanted in
+                    for slot in artistOfSlot.indices where attributes[slot] != 0 && wanted[Int(artistOfSlot[slot])] {
+                        guard let row = list.row(at: Int32(slot)), row.hasContent, row.artistNameLength > 0 else { continue }
+                        let artist = Int(artistOfSlot[slot])
+                        if let current = best[artist], !isBetter(row, than: current) { continue }
+                        best[artist] = row
+                    }
+                }
+            }
         }
         return best.mapValues { list.artistName(of: $0) }
     }

@@ -14,6 +14,11 @@ struct FacetColumns: Sendable {
     /// gone (until the list is cleared), so indexes never move.
     private(set) var artistIDs: [Int] = []
     private var artistIndexByID: [Int: UInt32] = [:]
+    /// How many of the list's rows each artist (by index) has, of works Pixiv shows and of
+    /// vanished ones: what ``BookmarkIndexState/topArtists(in:matching:limit:)`` counts for a
+    /// filter of visibility only, without a pass over the rows.
+    private(set) var visibleRowsOfArtist: [Int32] = []
+    private(set) var vanishedRowsOfArtist: [Int32] = []
 
     /// A row's attributes in one byte: whether the slot holds a row (bit 7), whether the work
     /// vanished (bit 6), its kind (bits 4–5: illust, manga, ugoira, other), its age rating
@@ -66,8 +71,19 @@ struct FacetColumns: Sendable {
             attributes.append(contentsOf: repeatElement(0, count: index + 1 - attributes.count))
             artistOfSlot.append(contentsOf: repeatElement(0, count: index + 1 - artistOfSlot.count))
         }
+        countRow(at: index, by: -1)
         attributes[index] = Attributes.make(isVisible: row.isVisible, typeCode: typeCode, xRestrict: row.xRestrict, aiType: row.aiType)
         artistOfSlot[index] = intern(artist: row.artistID)
+        countRow(at: index, by: 1)
+    }
+
+    /// Counts the row in `index`, if the slot holds one, in (`change` 1) or out (-1) of its
+    /// artist's rows.
+    private mutating func countRow(at index: Int, by change: Int32) {
+        let byte = attributes[index]
+        guard byte != 0 else { return }
+        let artist = Int(artistOfSlot[index])
+        if Attributes.isVisible(byte) { visibleRowsOfArtist[artist] += change } else { vanishedRowsOfArtist[artist] += change }
     }
 
     /// Records `row` in `slot`, its kind as the slot's already is (a placeholder keeping a row's
@@ -78,6 +94,7 @@ struct FacetColumns: Sendable {
 
     /// Marks `slot` empty.
     mutating func clear(_ slot: Int32) {
+        countRow(at: Int(slot), by: -1)
         attributes[Int(slot)] = 0
     }
 
@@ -91,6 +108,8 @@ struct FacetColumns: Sendable {
         let index = UInt32(artistIDs.count)
         artistIDs.append(id)
         artistIndexByID[id] = index
+        visibleRowsOfArtist.append(0)
+        vanishedRowsOfArtist.append(0)
         return index
     }
 
@@ -125,7 +144,7 @@ struct FacetColumns: Sendable {
     /// The heap bytes of the columns, room to grow included. O(1).
     var residentBytes: Int {
         ResidentBytes.of(attributes) + ResidentBytes.of(artistOfSlot) + ResidentBytes.of(artistIDs)
-            + ResidentBytes.of(artistIndexByID)
+            + ResidentBytes.of(artistIndexByID) + ResidentBytes.of(visibleRowsOfArtist) + ResidentBytes.of(vanishedRowsOfArtist)
     }
 }
 
