@@ -5,7 +5,7 @@ import Testing
 
 /// Paging by cursor: a page is the rows after (or before) a place in the list, whatever was
 /// added above or removed since; checked against the offset query, filtered by hand.
-@Suite("Cursor paging", .timeLimit(.minutes(1)))
+@Suite("Cursor paging", .hangLimit)
 struct CursorPagingTests {
     static let generator = SyntheticBookmarks(tagCount: 40, invisibleShare: 0.1)
 

@@ -7,7 +7,7 @@ import Testing
 /// new bookmarks above it (counted, not shown), a full walk prunes inside and below it, and the
 /// rows it shows never move.
 @MainActor
-@Suite("Feed during a sync", .timeLimit(.minutes(1)))
+@Suite("Feed during a sync", .hangLimit)
 struct FeedDuringSyncTests {
     @Test func theFeedStaysPutThroughAWalkADeltaAndAPrune() async throws {
         let harness = try await ScreenHarness()

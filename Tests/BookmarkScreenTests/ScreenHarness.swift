@@ -45,3 +45,10 @@ func settle(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -
     }
     Issue.record("never got there", sourceLocation: sourceLocation)
 }
+
+extension Trait where Self == TimeLimitTrait {
+    /// The time limit of a suite whose tests could hang: a bound a hang crosses, not a speed
+    /// test (as BookmarkIndexTests' `hangLimit` explains: in a whole run, a test's wall time
+    /// includes its wait for threads; these passed after 60–65 s in such runs).
+    static var hangLimit: Self { .timeLimit(.minutes(3)) }
+}

@@ -8,7 +8,7 @@ import Testing
 /// The toast's rows: one per list that syncs, waits or stopped, a finished row that stays until
 /// dismissed, nothing for an idle list.
 @MainActor
-@Suite("Sync toast", .timeLimit(.minutes(1)))
+@Suite("Sync toast", .hangLimit)
 struct SyncToastTests {
     static let idle = ListSyncStatus.idle(lastFullSync: nil, lastDeltaSync: nil)
 

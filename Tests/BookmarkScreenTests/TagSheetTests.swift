@@ -7,7 +7,7 @@ import Testing
 /// The tag sheet lists the histogram, narrows to the tags beside the picked ones, finds tags by
 /// name or translation as the user types (CJK, case), and follows the index.
 @MainActor
-@Suite("Tag sheet", .timeLimit(.minutes(1)))
+@Suite("Tag sheet", .hangLimit)
 struct TagSheetTests {
     static func store() async throws -> BookmarksIndexStore {
         let generator = SyntheticBookmarks(tagCount: 40, invisibleShare: 0.1)

@@ -3,6 +3,7 @@ import BookmarkJSON
 import BookmarkIndexTesting
 import Foundation
 import Synchronization
+import Testing
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
@@ -254,4 +255,13 @@ final class ReadCountingFileSystem: JournalFileSystem {
     func synchronizeDirectory(atPath path: String) throws { try base.synchronizeDirectory(atPath: path) }
     func removeItem(atPath path: String) throws { try base.removeItem(atPath: path) }
     func lockExclusively(atPath path: String) throws -> JournalFileHandle { try base.lockExclusively(atPath: path) }
+}
+
+extension Trait where Self == TimeLimitTrait {
+    /// The time limit of a suite whose tests could hang (a lost wake-up, a deadlock): a bound a
+    /// hang crosses, not a speed test. Swift Testing starts every test of the run at once, and
+    /// on two cores a quick test's wall time includes its wait for threads among hundreds of
+    /// others: the screen suites' tests passed after 60–65 s in whole runs and, under a minute's
+    /// limit, failed once.
+    static var hangLimit: Self { .timeLimit(.minutes(3)) }
 }

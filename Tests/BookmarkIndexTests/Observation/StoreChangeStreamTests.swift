@@ -5,7 +5,7 @@ import Testing
 
 /// The store reports each durable write once, in order, after it is visible; nothing for a
 /// write that failed, was refused or changed nothing, and nothing for a compaction.
-@Suite(.timeLimit(.minutes(1))) struct StoreChangeStreamTests {
+@Suite(.hangLimit) struct StoreChangeStreamTests {
     /// Every change a stream delivers until the store closes.
     static func collect(_ stream: AsyncStream<IndexChange>) -> Task<[IndexChange], Never> {
         Task {

@@ -6,7 +6,7 @@ import Testing
 /// `IOThreadPool.run` refuses work for a cancelled caller before a thread takes it, and never
 /// interrupts work it has started; a lane keeps a storage's jobs to one thread. A regression in
 /// the lane hangs instead of failing, so the suite has a time limit.
-@Suite(.timeLimit(.minutes(1))) struct IOThreadPoolCancellationTests {
+@Suite(.hangLimit) struct IOThreadPoolCancellationTests {
     final class Flag: Sendable {
         private let value = Mutex(false)
         func set() { value.withLock { $0 = true } }

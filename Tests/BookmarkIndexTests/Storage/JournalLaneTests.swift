@@ -7,7 +7,7 @@ import Testing
 /// whose writer is stuck wait in its lane, and another journal's work runs meanwhile. Before the
 /// lanes, each queued call blocked a thread of its own on the writer's lock, and with two the
 /// pool had none left: this test then hangs, hence the time limit.
-@Suite(.timeLimit(.minutes(1))) struct JournalLaneTests {
+@Suite(.hangLimit) struct JournalLaneTests {
     static func titled(_ title: String) -> [BookmarkChange] {
         [.upsert(row(7, title: title))]
     }

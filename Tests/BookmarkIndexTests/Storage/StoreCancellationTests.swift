@@ -6,7 +6,7 @@ import Testing
 /// A store's storage work for a cancelled task does not start, and leaves the index and the
 /// journal in agreement; what has started finishes; closing and a compaction that has begun
 /// finish from a cancelled task. A regression may hang instead of failing, hence the time limit.
-@Suite(.timeLimit(.minutes(1))) struct StoreCancellationTests {
+@Suite(.hangLimit) struct StoreCancellationTests {
     /// Runs `body` in a task that is cancelled before it starts.
     static func inACancelledTask<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
         try await Task {

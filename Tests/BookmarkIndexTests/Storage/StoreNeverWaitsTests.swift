@@ -6,7 +6,7 @@ import Testing
 /// What must not wait: writes and queries while `health()` reads the journal, writes while
 /// `compact()` waits for a running compaction, and the end of a dropped store's event streams.
 /// A regression here hangs instead of failing, so each test has a time limit.
-@Suite(.timeLimit(.minutes(1))) struct StoreNeverWaitsTests {
+@Suite(.hangLimit) struct StoreNeverWaitsTests {
     @Test func writesAndQueriesGoOnWhileHealthReads() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -8,7 +8,7 @@ import Testing
 /// "Building the Bookmarks screen": its model is the one in BookmarksScreenModel.swift, word for
 /// word, and it does what the article says, through the real engine.
 @MainActor
-@Suite("The Bookmarks screen article", .timeLimit(.minutes(1)))
+@Suite("The Bookmarks screen article", .hangLimit)
 struct ArticleTests {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let article = testsDirectory
