@@ -56,16 +56,10 @@ struct JournalRowWriter: Sendable {
         writer.raw("\"upsert\"")
         writer.key("restrict", afterComma: true)
         writer.string(restrict.rawValue)
-        writer.key("order", afterComma: true)
-        writer.int(row.serverOrder)
-        writer.key("first", afterComma: true)
-        writer.double(row.firstIndexedAt)
-        writer.key("seen", afterComma: true)
-        writer.double(row.lastSeenAt)
-        if !row.isVisible, row.hasVanishedAt {
-            writer.key("vanishedAt", afterComma: true)
-            writer.double(row.vanishedAt)
-        }
+        writer.member("order", row.serverOrder)
+        writer.member("first", row.firstIndexedAt)
+        writer.member("seen", row.lastSeenAt)
+        if !row.isVisible, row.hasVanishedAt { writer.member("vanishedAt", row.vanishedAt) }
         writer.key("illust", afterComma: true)
         appendIllust(row, to: &writer)
         writer.byte(UInt8(ascii: "}"))
@@ -73,6 +67,9 @@ struct JournalRowWriter: Sendable {
 
     /// Appends `row`'s illust, as ``JournalRecords/Illust`` describes it.
     private func appendIllust(_ row: ListIndex.Row, to writer: inout JSONWriter) {
+        writer.byte(UInt8(ascii: "{"))
+        writer.key("id", afterComma: false)
+        writer.int(row.illustID)
         list.text.withUnsafeBytes { text in
             var offset = row.textStart
             func next(_ length: UInt32) -> UnsafeRawBufferPointer {
@@ -80,46 +77,31 @@ struct JournalRowWriter: Sendable {
                 return UnsafeRawBufferPointer(rebasing: text[offset..<offset + Int(length)])
             }
             let (title, artistName, thumbnail, type) = (next(row.titleLength), next(row.artistNameLength), next(row.thumbnailLength), next(row.typeLength))
-            writer.byte(UInt8(ascii: "{"))
-            writer.key("id", afterComma: false)
-            writer.int(row.illustID)
-            writer.key("title", afterComma: true)
-            writer.string(utf8: title)
-            writer.key("type", afterComma: true)
-            writer.string(utf8: type)
-            writer.key("artistID", afterComma: true)
-            writer.int(row.artistID)
-            writer.key("artist", afterComma: true)
-            writer.string(utf8: artistName)
+            writer.member("title", utf8: title)
+            writer.member("type", utf8: type)
+            writer.member("artistID", row.artistID)
+            writer.member("artist", utf8: artistName)
             writer.key("tags", afterComma: true)
             appendTags(row, to: &writer)
-            writer.key("thumb", afterComma: true)
             if row.hasThumbnail {
-                ThumbnailCode.withURL(thumbnail.assumingMemoryBound(to: UInt8.self), illustID: row.illustID) { writer.string(utf8: $0) }
+                ThumbnailCode.withURL(thumbnail.assumingMemoryBound(to: UInt8.self), illustID: row.illustID) { writer.member("thumb", utf8: $0) }
             } else {
+                writer.key("thumb", afterComma: true)
                 writer.raw("null")
             }
         }
-        writer.key("pages", afterComma: true)
-        writer.int(row.pageCount)
-        writer.key("width", afterComma: true)
-        writer.int(row.width)
-        writer.key("height", afterComma: true)
-        writer.int(row.height)
-        writer.key("xRestrict", afterComma: true)
-        writer.int(row.xRestrict)
-        writer.key("aiType", afterComma: true)
-        writer.int(row.aiType)
-        writer.key("created", afterComma: true)
-        writer.double(row.createDate)
+        writer.member("pages", row.pageCount)
+        writer.member("width", row.width)
+        writer.member("height", row.height)
+        writer.member("xRestrict", row.xRestrict)
+        writer.member("aiType", row.aiType)
+        writer.member("created", row.createDate)
         if let reason = row.reason {
             writer.key("vanished", afterComma: true)
             writer.string(reason.rawValue)
         }
-        writer.key("bookmarks", afterComma: true)
-        writer.int(row.totalBookmarks)
-        writer.key("views", afterComma: true)
-        writer.int(Int(row.totalView))
+        writer.member("bookmarks", row.totalBookmarks)
+        writer.member("views", Int(row.totalView))
         writer.byte(UInt8(ascii: "}"))
     }
 
@@ -137,5 +119,29 @@ struct JournalRowWriter: Sendable {
             }
         }
         writer.byte(UInt8(ascii: "]"))
+    }
+}
+
+private extension JSONWriter {
+    /// `,"key":` and `value` (an `int`, an `int64`, a date's `double`, a string's UTF-8), as a
+    /// record's member after the first.
+    mutating func member(_ key: StaticString, _ value: Int) {
+        self.key(key, afterComma: true)
+        int(value)
+    }
+
+    mutating func member(_ key: StaticString, _ value: Int64) {
+        self.key(key, afterComma: true)
+        int(value)
+    }
+
+    mutating func member(_ key: StaticString, _ value: Double) {
+        self.key(key, afterComma: true)
+        double(value)
+    }
+
+    mutating func member(_ key: StaticString, utf8: UnsafeRawBufferPointer) {
+        self.key(key, afterComma: true)
+        string(utf8: utf8)
     }
 }
