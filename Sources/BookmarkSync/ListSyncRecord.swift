@@ -112,8 +112,6 @@ public struct ListSyncRecord: Sendable, Hashable {
     private struct Coded: Decodable {
         var record: ListSyncRecord
 
-        init(record: ListSyncRecord) { self.record = record }
-
         private enum Key: String, CodingKey {
             case cursor, delta, unbookmarked, bookmarked, pause, pacing, ground, spend, total, off
         }
