@@ -20,15 +20,15 @@ struct JournalRowWriter: Sendable {
     /// Every tag of the tag table, as ``JournalTagCoding`` writes it, end to end.
     struct EncodedTags: Sendable {
         fileprivate var bytes: [UInt8] = []
-        /// Where each ref's bytes end: ref `i`'s are `ends[i - 1]..<ends[i]` (from 0 for the first).
-        fileprivate var ends: [Int] = []
+        /// Where each ref's bytes are: ref `i`'s are `offsets[i]..<offsets[i + 1]`.
+        fileprivate var offsets: [Int] = [0]
 
         init(_ refs: [ArtworkTag]) {
             var writer = JSONWriter(capacity: 32 * refs.count)
-            ends.reserveCapacity(refs.count)
+            offsets.reserveCapacity(refs.count + 1)
             for ref in refs {
                 JournalTagCoding().write(ref, to: &writer)
-                ends.append(writer.count)
+                offsets.append(writer.count)
             }
             bytes = writer.takeBytes()
         }
@@ -109,11 +109,10 @@ struct JournalRowWriter: Sendable {
         writer.byte(UInt8(ascii: "["))
         list.tagRefs.withUnsafeBufferPointer { refs in
             tags.bytes.withUnsafeBytes { bytes in
-                tags.ends.withUnsafeBufferPointer { ends in
+                tags.offsets.withUnsafeBufferPointer { offsets in
                     for (index, ref) in refs[row.tagRange].enumerated() {
                         if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                        let start = ref == 0 ? 0 : ends[Int(ref) - 1]
-                        writer.raw(UnsafeRawBufferPointer(rebasing: bytes[start..<ends[Int(ref)]]))
+                        writer.raw(UnsafeRawBufferPointer(rebasing: bytes[offsets[Int(ref)]..<offsets[Int(ref) + 1]]))
                     }
                 }
             }
