@@ -13,7 +13,7 @@ struct BenchmarkRun {
         "append_unsynced", "append_unsynced_on_pool", "append_unsynced_grouped", "append_durable", "append_durable_on_pool", "compact", "open", "store_open_over_sqlite", "open_uncompacted", "rss_bytes_per_bookmark",
         "open_without_snapshot", "histogram", "filter_all_of_2", "filter_any_of", "filter_none_of", "filter_text",
     ] + FacetItems.names + [
-        "sync_full_engine", "delta_requests_unchanged", "sync_walk_12k_simulated",
+        "sync_full_engine", "delta_requests_unchanged", "pixiv_page_decode", "sync_walk_12k_simulated",
         "store_append_durable_over_sqlite", "sqlite_storage_conformance", "pool_lateness_p99", "query_p99_during_durable_sync",
     ] + AccountItems.names
     /// The items that need the compacted journal and database the unsynced appends leave.
@@ -216,6 +216,25 @@ struct BenchmarkRun {
             if wants(item.name) { results.append(item) }
         }
 
+        if wants("pixiv_page_decode") {
+            log("pixiv_page_decode")
+            let decode = try await DecodeItems(dataset: dataset, sampling: sampling).run()
+            item = ItemResult(name: "pixiv_page_decode", ours: decode.ours.scaled(by: 1 / Double(decode.pages)))
+            let megabytesPerSecond = Double(decode.bytes) / 1e6 / (decode.ours.median / 1000)
+            let foundationPerPage = decode.foundation.median / Double(decode.pages)
+            let ratio = decode.ours.median / decode.foundation.median
+            item.fields = [
+                ("pages", .integer(decode.pages)), ("bytes", .integer(decode.bytes)), ("unit", .string("ms per page")),
+                ("megabytes_per_second", .number(megabytesPerSecond)), ("jsondecoder_ms", .number(foundationPerPage)),
+                ("jsondecoder_ratio", .number(ratio)),
+            ]
+            item.note = String(
+                format: "per page of %.1f kB, %d pages: %.0f MB/s; JSONDecoder %.3f ms a page (ratio %.2f)",
+                Double(decode.bytes) / Double(decode.pages) / 1000, decode.pages, megabytesPerSecond, foundationPerPage, ratio
+            )
+            results.append(item)
+        }
+
         if wants("sync_walk_12k_simulated") {
             log("sync_walk_12k_simulated")
             let walk = try await SimulatedWalk().run()
@@ -301,6 +320,7 @@ struct BenchmarkRun {
             (["append_durable", "append_durable_on_pool"], "fsync floor: the journal's own batch lines, one write + fsync each, in the same run, alternating sample by sample with the durable appends from both callers."),
             (["open", "open_uncompacted", "open_without_snapshot"], "open: the journal file is in the page cache (no cache drop), as is SQLite's; sync(2) before each open item and compact, untimed, so that neither side pays for the writeback of earlier items."),
             (["sync_full_engine", "delta_requests_unchanged"], "sync_full_engine / delta_requests_unchanged: BookmarkSyncEngine through PixivBookmarkSource and PixivClient against FakePixiv in process (no sockets), with an instant clock; FakePixiv's answers are recorded in the warm-up and replayed, so the samples time the engine, the store and the client decoding Pixiv's JSON, not FakePixiv encoding it."),
+            (["pixiv_page_decode"], "pixiv_page_decode: PixivClient.bookmarks(nextURL:) over \(DecodeItems.pages) pages FakePixiv answered for the data set (recorded once, then handed back by a transport that answers at once), per page; MB/s: the bodies' bytes over the median; jsondecoder_ms: Foundation's JSONDecoder decoding the same bodies into the same BookmarksPage (checked equal to the client's), per page."),
             (["sync_walk_12k_simulated"], "sync_walk_12k_simulated: the engine's default pacing walking 12,000 bookmarks (401 requests) against FakePixiv's rate-limit model of 100 requests per 120 s with a 300 s penalty, in virtual time on one instant clock; the optimum sends every request as early as the window allows at the 150 ms floor."),
             (["rss_bytes_per_bookmark"], "rss_bytes_per_bookmark: (VmHWM after open - VmRSS before open) / bookmarks, in a child process."),
             (["pool_lateness_p99"], "pool_lateness_p99: how late a task on the cooperative pool that loops Task.sleep(for: 1 ms) wakes (ContinuousClock time of each sleep - 1 ms), from just before a load starts until it ends; the load: 4 stores of \(sizes.storeBookmarks) bookmarks (written untimed with durability .none, opened with .always) each apply a batch of 30 they already hold and compact (write, fsync, rename, directory fsync), \(ConcurrencyItems.compactionsPerStore) times, while 4 fresh stores each apply \(sizes.pages) pages of 30 with durability .always (write + fsync each, and the automatic compactions their journals ask for), all in one task group, every loop yielding between steps as a sync does between pages; \(rounds). ours / p90 / median_ms / p99_ms / max_ms: that lateness; idle_p99_ms: the same ticker for \(sizes.idleTicks) ticks with nothing else running; load_ms: the median round's load wall time."),

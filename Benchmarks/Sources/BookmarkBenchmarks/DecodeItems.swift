@@ -1,0 +1,74 @@
+import Foundation
+import PixivAPI
+import PixivAPITesting
+
+/// `pixiv_page_decode`: the client reading pages of Pixiv's bookmark listing, against
+/// Foundation's `JSONDecoder` decoding the same bodies into the same `BookmarksPage`.
+///
+/// The pages are FakePixiv's answers for the data set's first works, recorded once and then
+/// handed to the client by a transport that returns them at once, so the figure is the
+/// client's reading of the JSON (and its mapping of each illust), not HTTP or FakePixiv.
+struct DecodeItems {
+    let dataset: Dataset
+    let sampling: Sampling
+
+    /// Pages decoded per sample (30 works each, as Pixiv sends them).
+    static let pages = 40
+
+    struct Outcome {
+        var ours: Figure
+        var foundation: Figure
+        var bytes: Int
+        var pages: Int
+    }
+
+    /// A transport that answers each URL with the body recorded for it.
+    private final class RecordedPages: HTTPTransport {
+        let responses: [URL: HTTPResponse]
+        init(_ responses: [URL: HTTPResponse]) { self.responses = responses }
+
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            guard let response = responses[request.url] else { throw HarnessError("no page recorded for \(request.url)") }
+            return response
+        }
+    }
+
+    func run() async throws -> Outcome {
+        let pixiv = FakePixiv(userID: 1, public: dataset.illusts)
+        let token = StaticAccessToken(pixiv.issueAccessToken(lifetime: nil))
+        // Record the pages after the first, following each next_url as the sync engine does;
+        // the transport records FakePixiv's answer to each URL on its first request.
+        let recording = ReplayingTransport(pixiv)
+        let recorder = PixivClient(transport: recording, tokens: token)
+        var urls: [URL] = []
+        var next = try await recorder.userBookmarks(userID: pixiv.userID, restrict: .public).nextURL
+        while let url = next, urls.count < Self.pages {
+            urls.append(url)
+            next = try await recorder.bookmarks(nextURL: url).nextURL
+        }
+        guard !urls.isEmpty else { throw HarnessError("FakePixiv sent a single page: nothing to decode") }
+        var responses: [URL: HTTPResponse] = [:]
+        for url in urls { responses[url] = try await recording.send(HTTPRequest(url: url)) }
+        let bodies = urls.compactMap { responses[$0]?.body }
+        let client = PixivClient(transport: RecordedPages(responses), tokens: token)
+
+        // Both decoders must give the same pages, or the comparison means nothing.
+        for (url, body) in zip(urls, bodies) {
+            let page = try await client.bookmarks(nextURL: url)
+            guard try JSONDecoder().decode(BookmarksPage.self, from: body) == page else {
+                throw HarnessError("the client and JSONDecoder read \(url) differently")
+            }
+        }
+        let ours = try await sampling.measure {
+            try await elapsedMilliseconds {
+                for url in urls { blackHole(try await client.bookmarks(nextURL: url).illusts.count) }
+            }
+        }
+        let foundation = try sampling.measure {
+            try elapsedMilliseconds {
+                for body in bodies { blackHole(try JSONDecoder().decode(BookmarksPage.self, from: body).illusts.count) }
+            }
+        }
+        return Outcome(ours: ours, foundation: foundation, bytes: bodies.reduce(0) { $0 + $1.count }, pages: urls.count)
+    }
+}
