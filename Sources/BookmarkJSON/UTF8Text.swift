@@ -120,3 +120,19 @@ extension String {
 package func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
     a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }
+
+/// The offset of the first byte of `bytes` that is `a` or `b`, or `bytes.count` when there is
+/// none: eight bytes a step, by the bit trick of ``escapeFlags(_:)`` (whose lowest flag is exact).
+package func firstOffset(of a: UInt8, or b: UInt8, in bytes: UnsafeRawBufferPointer) -> Int {
+    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    var offset = 0
+    while offset + 8 <= bytes.count {
+        let text = word(at: offset, of: bytes)
+        let isA = text ^ (ones &* UInt64(a)), isB = text ^ (ones &* UInt64(b))
+        let flags = ((isA &- ones) & ~isA | (isB &- ones) & ~isB) & highs
+        if flags != 0 { return offset + flags.trailingZeroBitCount / 8 }
+        offset += 8
+    }
+    while offset < bytes.count && bytes[offset] != a && bytes[offset] != b { offset += 1 }
+    return offset
+}

@@ -1,9 +1,12 @@
 import BookmarkJSON
 
 // Pixiv's illust, field by field as `PixivIllust.init(from:)` decodes it: the same fields
-// required, the same defaults for a field missing or `null`, unknown fields skipped.
+// (its `CodingKeys`) required, the same defaults for a field missing or `null`, unknown fields
+// skipped.
 
 extension PixivIllust: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
         var id: Int?, title = "", type = "illust", imageURLs = PixivImageURLs(), caption = "", restrict = 0
         var user = PixivUser(id: 0, name: "", account: ""), tags: [PixivArtworkTag] = [], tools: [String] = []
@@ -11,80 +14,36 @@ extension PixivIllust: PixivJSONReadable {
         var series: PixivSeries?, originalImageURL: String?, metaPages: [PixivMetaPage] = []
         var totalView = 0, totalBookmarks = 0, isBookmarked = false, isVisible = true, isMuted = false
         var illustAIType = 0, totalComments: Int?
-        var seen = SeenFields()
+        let fields = Self.fields
+        var cursor = JSONFields<CodingKeys>.Cursor()
         try reader.readObject { reader, key in
-            func integer(_ field: Int) throws -> Int? {
-                try seen.insert(field)
-                return try reader.readIfPresent { try $0.readInt() }
-            }
-            func text(_ field: Int) throws -> String? {
-                try seen.insert(field)
-                return try reader.readIfPresent { try $0.readString() }
-            }
-            func flag(_ field: Int) throws -> Bool? {
-                try seen.insert(field)
-                return try reader.readIfPresent { try $0.readBool() }
-            }
-            if key.equals("id") {
-                try seen.insert(0)
-                id = try reader.readInt()
-            } else if key.equals("title") {
-                title = try text(1) ?? ""
-            } else if key.equals("type") {
-                type = try text(2) ?? "illust"
-            } else if key.equals("image_urls") {
-                try seen.insert(3)
-                imageURLs = try reader.readIfPresent(PixivImageURLs.init(json:)) ?? PixivImageURLs()
-            } else if key.equals("caption") {
-                caption = try text(4) ?? ""
-            } else if key.equals("restrict") {
-                restrict = try integer(5) ?? 0
-            } else if key.equals("user") {
-                try seen.insert(6)
-                user = try reader.readIfPresent(PixivUser.init(json:)) ?? PixivUser(id: 0, name: "", account: "")
-            } else if key.equals("tags") {
-                try seen.insert(7)
-                tags = try reader.readIfPresent { try $0.readArray(of: PixivArtworkTag.init(json:)) } ?? []
-            } else if key.equals("tools") {
-                try seen.insert(8)
-                tools = try reader.readIfPresent { try $0.readArray { try $0.readString() } } ?? []
-            } else if key.equals("create_date") {
-                createDateText = try text(9) ?? ""
-            } else if key.equals("page_count") {
-                pageCount = try integer(10) ?? 1
-            } else if key.equals("width") {
-                width = try integer(11) ?? 0
-            } else if key.equals("height") {
-                height = try integer(12) ?? 0
-            } else if key.equals("sanity_level") {
-                sanityLevel = try integer(13) ?? 0
-            } else if key.equals("x_restrict") {
-                xRestrict = try integer(14) ?? 0
-            } else if key.equals("series") {
-                try seen.insert(15)
-                series = try reader.readIfPresent(PixivSeries.init(json:))
-            } else if key.equals("meta_single_page") {
-                try seen.insert(16)
-                originalImageURL = try reader.readIfPresent(Self.readOriginalImageURL) ?? nil
-            } else if key.equals("meta_pages") {
-                try seen.insert(17)
-                metaPages = try reader.readIfPresent { try $0.readArray(of: PixivMetaPage.init(json:)) } ?? []
-            } else if key.equals("total_view") {
-                totalView = try integer(18) ?? 0
-            } else if key.equals("total_bookmarks") {
-                totalBookmarks = try integer(19) ?? 0
-            } else if key.equals("is_bookmarked") {
-                isBookmarked = try flag(20) ?? false
-            } else if key.equals("visible") {
-                isVisible = try flag(21) ?? true
-            } else if key.equals("is_muted") {
-                isMuted = try flag(22) ?? false
-            } else if key.equals("illust_ai_type") {
-                illustAIType = try integer(23) ?? 0
-            } else if key.equals("total_comments") {
-                totalComments = try integer(24)
-            } else {
-                try reader.skipValue()
+            guard let field = try fields.field(named: key, &cursor) else { return try reader.skipValue() }
+            switch field {
+            case .id: id = try reader.readInt()
+            case .title: title = try reader.readOptionalString() ?? ""
+            case .type: type = try reader.readOptionalString() ?? "illust"
+            case .imageURLs: imageURLs = try reader.readIfPresent(PixivImageURLs.init(json:)) ?? PixivImageURLs()
+            case .caption: caption = try reader.readOptionalString() ?? ""
+            case .restrict: restrict = try reader.readOptionalInt() ?? 0
+            case .user: user = try reader.readIfPresent(PixivUser.init(json:)) ?? PixivUser(id: 0, name: "", account: "")
+            case .tags: tags = try reader.readIfPresent { try $0.readArray(of: PixivArtworkTag.init(json:)) } ?? []
+            case .tools: tools = try reader.readIfPresent { try $0.readArray { try $0.readString() } } ?? []
+            case .createDate: createDateText = try reader.readOptionalString() ?? ""
+            case .pageCount: pageCount = try reader.readOptionalInt() ?? 1
+            case .width: width = try reader.readOptionalInt() ?? 0
+            case .height: height = try reader.readOptionalInt() ?? 0
+            case .sanityLevel: sanityLevel = try reader.readOptionalInt() ?? 0
+            case .xRestrict: xRestrict = try reader.readOptionalInt() ?? 0
+            case .series: series = try reader.readIfPresent(PixivSeries.init(json:))
+            case .metaSinglePage: originalImageURL = try reader.readIfPresent(Self.readOriginalImageURL) ?? nil
+            case .metaPages: metaPages = try reader.readIfPresent { try $0.readArray(of: PixivMetaPage.init(json:)) } ?? []
+            case .totalView: totalView = try reader.readOptionalInt() ?? 0
+            case .totalBookmarks: totalBookmarks = try reader.readOptionalInt() ?? 0
+            case .isBookmarked: isBookmarked = try reader.readOptionalBool() ?? false
+            case .visible: isVisible = try reader.readOptionalBool() ?? true
+            case .isMuted: isMuted = try reader.readOptionalBool() ?? false
+            case .illustAIType: illustAIType = try reader.readOptionalInt() ?? 0
+            case .totalComments: totalComments = try reader.readOptionalInt()
             }
         }
         self.id = try reader.required(id, "id")
@@ -113,21 +72,25 @@ extension PixivIllust: PixivJSONReadable {
         self.illustAIType = illustAIType
         self.totalComments = totalComments
         invisibleReason = Self.invisibleReason(
-            isVisible: isVisible, userID: user.id,
-            imageURLs: [imageURLs.squareMedium, imageURLs.medium, imageURLs.large, originalImageURL ?? ""]
-                + metaPages.flatMap { [$0.imageURLs.squareMedium, $0.imageURLs.medium, $0.imageURLs.large, $0.imageURLs.original ?? ""] }
+            isVisible: isVisible, userID: user.id, imageURLs: imageURLs, originalImageURL: originalImageURL, metaPages: metaPages
         )
     }
 
+    /// `meta_single_page`'s one field.
+    private enum MetaSinglePageKeys: String, CaseIterable {
+        case originalImageURL = "original_image_url"
+    }
+
+    private static let metaSinglePageFields = JSONFields<MetaSinglePageKeys>()
+
     /// `meta_single_page`'s `original_image_url`, which may be missing or `null`.
     private static func readOriginalImageURL(_ reader: inout JSONReader) throws -> String? {
-        var url: String?, seen = SeenFields()
+        var url: String?, cursor = JSONFields<MetaSinglePageKeys>.Cursor()
+        let fields = metaSinglePageFields
         try reader.readObject { reader, key in
-            if key.equals("original_image_url") {
-                try seen.insert(0)
-                url = try reader.readIfPresent { try $0.readString() }
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .originalImageURL: url = try reader.readOptionalString()
+            case nil: try reader.skipValue()
             }
         }
         return url
@@ -135,38 +98,35 @@ extension PixivIllust: PixivJSONReadable {
 }
 
 extension PixivImageURLs: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        self.init()
-        var seen = SeenFields()
+        var squareMedium = "", medium = "", large = "", original: String?
+        var cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            func text(_ field: Int) throws -> String? {
-                try seen.insert(field)
-                return try reader.readIfPresent { try $0.readString() }
-            }
-            if key.equals("square_medium") {
-                squareMedium = try text(0) ?? ""
-            } else if key.equals("medium") {
-                medium = try text(1) ?? ""
-            } else if key.equals("large") {
-                large = try text(2) ?? ""
-            } else if key.equals("original") {
-                original = try text(3)
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .squareMedium: squareMedium = try reader.readOptionalString() ?? ""
+            case .medium: medium = try reader.readOptionalString() ?? ""
+            case .large: large = try reader.readOptionalString() ?? ""
+            case .original: original = try reader.readOptionalString()
+            case nil: try reader.skipValue()
             }
         }
+        self.init(squareMedium: squareMedium, medium: medium, large: large, original: original)
     }
 }
 
 extension PixivMetaPage: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var imageURLs: PixivImageURLs?, seen = SeenFields()
+        var imageURLs: PixivImageURLs?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("image_urls") {
-                try seen.insert(0)
-                imageURLs = try PixivImageURLs(json: &reader)
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .imageURLs: imageURLs = try PixivImageURLs(json: &reader)
+            case nil: try reader.skipValue()
             }
         }
         self.imageURLs = try reader.required(imageURLs, "image_urls")
@@ -174,41 +134,40 @@ extension PixivMetaPage: PixivJSONReadable {
 }
 
 extension PixivUser: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
         var id: Int?, name = "", account = "", profileImageURL: String?, isFollowed = false
-        var seen = SeenFields()
+        var cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("id") {
-                try seen.insert(0)
-                id = try reader.readInt()
-            } else if key.equals("name") {
-                try seen.insert(1)
-                name = try reader.readIfPresent { try $0.readString() } ?? ""
-            } else if key.equals("account") {
-                try seen.insert(2)
-                account = try reader.readIfPresent { try $0.readString() } ?? ""
-            } else if key.equals("profile_image_urls") {
-                try seen.insert(3)
-                profileImageURL = try reader.readIfPresent(Self.readMedium) ?? nil
-            } else if key.equals("is_followed") {
-                try seen.insert(4)
-                isFollowed = try reader.readIfPresent { try $0.readBool() } ?? false
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .id: id = try reader.readInt()
+            case .name: name = try reader.readOptionalString() ?? ""
+            case .account: account = try reader.readOptionalString() ?? ""
+            case .profileImageURLs: profileImageURL = try reader.readIfPresent(Self.readMedium) ?? nil
+            case .isFollowed: isFollowed = try reader.readOptionalBool() ?? false
+            case nil: try reader.skipValue()
             }
         }
         self.init(id: try reader.required(id, "id"), name: name, account: account, profileImageURL: profileImageURL, isFollowed: isFollowed)
     }
 
+    /// `profile_image_urls`' one field this client keeps.
+    private enum ProfileImageKeys: String, CaseIterable {
+        case medium
+    }
+
+    private static let profileImageFields = JSONFields<ProfileImageKeys>()
+
     /// `profile_image_urls`' `medium`, which may be missing or `null`.
     private static func readMedium(_ reader: inout JSONReader) throws -> String? {
-        var medium: String?, seen = SeenFields()
+        var medium: String?, cursor = JSONFields<ProfileImageKeys>.Cursor()
+        let fields = profileImageFields
         try reader.readObject { reader, key in
-            if key.equals("medium") {
-                try seen.insert(0)
-                medium = try reader.readIfPresent { try $0.readString() }
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .medium: medium = try reader.readOptionalString()
+            case nil: try reader.skipValue()
             }
         }
         return medium
@@ -216,17 +175,16 @@ extension PixivUser: PixivJSONReadable {
 }
 
 extension PixivArtworkTag: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var name: String?, translatedName: String?, seen = SeenFields()
+        var name: String?, translatedName: String?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("name") {
-                try seen.insert(0)
-                name = try reader.readString()
-            } else if key.equals("translated_name") {
-                try seen.insert(1)
-                translatedName = try reader.readIfPresent { try $0.readString() }
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .name: name = try reader.readString()
+            case .translatedName: translatedName = try reader.readOptionalString()
+            case nil: try reader.skipValue()
             }
         }
         self.init(name: try reader.required(name, "name"), translatedName: translatedName)
@@ -234,17 +192,16 @@ extension PixivArtworkTag: PixivJSONReadable {
 }
 
 extension PixivSeries: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var id: Int?, title: String?, seen = SeenFields()
+        var id: Int?, title: String?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("id") {
-                try seen.insert(0)
-                id = try reader.readInt()
-            } else if key.equals("title") {
-                try seen.insert(1)
-                title = try reader.readString()
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .id: id = try reader.readInt()
+            case .title: title = try reader.readString()
+            case nil: try reader.skipValue()
             }
         }
         self.init(id: try reader.required(id, "id"), title: try reader.required(title, "title"))

@@ -36,23 +36,20 @@ enum PixivJSON {
     }
 }
 
-/// The known fields an object has shown: a field sent twice is refused, since which of the two
-/// `JSONDecoder` takes is its own business.
-struct SeenFields {
-    private var bits: UInt64 = 0
-
-    /// Records `field` (0 to 63), throwing when it came before.
-    mutating func insert(_ field: Int) throws {
-        let bit: UInt64 = 1 << UInt64(field)
-        guard bits & bit == 0 else { throw JSONReadError(offset: 0, message: "field \(field) of an object is sent twice") }
-        bits |= bit
-    }
-}
-
 extension JSONReader {
     /// `decodeIfPresent`: `nil` for a `null`, else the value `read` reads.
     mutating func readIfPresent<Value>(_ read: (inout JSONReader) throws -> Value) throws -> Value? {
         try readNullIfPresent() ? nil : read(&self)
+    }
+
+    /// `decodeIfPresent(Int.self, …)`.
+    mutating func readOptionalInt() throws -> Int? {
+        try readNullIfPresent() ? nil : readInt()
+    }
+
+    /// `decodeIfPresent(Bool.self, …)`.
+    mutating func readOptionalBool() throws -> Bool? {
+        try readNullIfPresent() ? nil : readBool()
     }
 
     /// An array each of whose elements `read` reads (a `null` element is no element: refused).

@@ -1,20 +1,20 @@
 import BookmarkJSON
 import Foundation
 
-// The client's responses, field by field as their `init(from:)` decode them.
+// The client's responses, field by field as their `init(from:)` decode them (their
+// `CodingKeys`).
 
 extension BookmarksPage: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var illusts: [PixivIllust]?, nextURL: URL?, seen = SeenFields()
+        var illusts: [PixivIllust]?, nextURL: URL?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("illusts") {
-                try seen.insert(0)
-                illusts = try reader.readArray(of: PixivIllust.init(json:))
-            } else if key.equals("next_url") {
-                try seen.insert(1)
-                nextURL = try reader.readNextURL()
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .illusts: illusts = try reader.readArray(of: PixivIllust.init(json:))
+            case .nextURL: nextURL = try reader.readNextURL()
+            case nil: try reader.skipValue()
             }
         }
         self.init(illusts: try reader.required(illusts, "illusts"), nextURL: nextURL)
@@ -22,17 +22,16 @@ extension BookmarksPage: PixivJSONReadable {
 }
 
 extension BookmarkTagsPage: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var tags: [BookmarkTag]?, nextURL: URL?, seen = SeenFields()
+        var tags: [BookmarkTag]?, nextURL: URL?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("bookmark_tags") {
-                try seen.insert(0)
-                tags = try reader.readArray(of: BookmarkTag.init(json:))
-            } else if key.equals("next_url") {
-                try seen.insert(1)
-                nextURL = try reader.readNextURL()
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .tags: tags = try reader.readArray(of: BookmarkTag.init(json:))
+            case .nextURL: nextURL = try reader.readNextURL()
+            case nil: try reader.skipValue()
             }
         }
         self.tags = try reader.required(tags, "bookmark_tags")
@@ -41,17 +40,16 @@ extension BookmarkTagsPage: PixivJSONReadable {
 }
 
 extension BookmarkTagsPage.BookmarkTag {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var name: String?, count: Int?, seen = SeenFields()
+        var name: String?, count: Int?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("name") {
-                try seen.insert(0)
-                name = try reader.readString()
-            } else if key.equals("count") {
-                try seen.insert(1)
-                count = try reader.readInt()
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .name: name = try reader.readString()
+            case .count: count = try reader.readInt()
+            case nil: try reader.skipValue()
             }
         }
         self.init(name: try reader.required(name, "name"), count: try reader.required(count, "count"))
@@ -59,14 +57,15 @@ extension BookmarkTagsPage.BookmarkTag {
 }
 
 extension BookmarkDetailEnvelope: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var detail: BookmarkDetail?, seen = SeenFields()
+        var detail: BookmarkDetail?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("bookmark_detail") {
-                try seen.insert(0)
-                detail = try BookmarkDetail(json: &reader)
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .bookmark_detail: detail = try BookmarkDetail(json: &reader)
+            case nil: try reader.skipValue()
             }
         }
         self.init(bookmark_detail: try reader.required(detail, "bookmark_detail"))
@@ -74,20 +73,18 @@ extension BookmarkDetailEnvelope: PixivJSONReadable {
 }
 
 extension BookmarkDetail {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var isBookmarked = false, restrict: BookmarkRestrict?, tags: [BookmarkTag] = [], seen = SeenFields()
+        var isBookmarked = false, restrict: BookmarkRestrict?, tags: [BookmarkTag] = []
+        var cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("is_bookmarked") {
-                try seen.insert(0)
-                isBookmarked = try reader.readIfPresent { try $0.readBool() } ?? false
-            } else if key.equals("restrict") {
-                try seen.insert(1)
-                restrict = try reader.readIfPresent { try $0.readString() }.flatMap(BookmarkRestrict.init(rawValue:))
-            } else if key.equals("tags") {
-                try seen.insert(2)
-                tags = try reader.readIfPresent { try $0.readArray(of: BookmarkTag.init(json:)) } ?? []
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .isBookmarked: isBookmarked = try reader.readOptionalBool() ?? false
+            case .restrict: restrict = try reader.readOptionalString().flatMap(BookmarkRestrict.init(rawValue:))
+            case .tags: tags = try reader.readIfPresent { try $0.readArray(of: BookmarkTag.init(json:)) } ?? []
+            case nil: try reader.skipValue()
             }
         }
         self.isBookmarked = isBookmarked
@@ -97,17 +94,16 @@ extension BookmarkDetail {
 }
 
 extension BookmarkDetail.BookmarkTag {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var name: String?, isRegistered: Bool?, seen = SeenFields()
+        var name: String?, isRegistered: Bool?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("name") {
-                try seen.insert(0)
-                name = try reader.readString()
-            } else if key.equals("is_registered") {
-                try seen.insert(1)
-                isRegistered = try reader.readBool()
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .name: name = try reader.readString()
+            case .isRegistered: isRegistered = try reader.readBool()
+            case nil: try reader.skipValue()
             }
         }
         self.init(name: try reader.required(name, "name"), isRegistered: try reader.required(isRegistered, "is_registered"))
@@ -115,17 +111,16 @@ extension BookmarkDetail.BookmarkTag {
 }
 
 extension UserDetail: PixivJSONReadable {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var user: PixivUser?, profile: Profile?, seen = SeenFields()
+        var user: PixivUser?, profile: Profile?, cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            if key.equals("user") {
-                try seen.insert(0)
-                user = try PixivUser(json: &reader)
-            } else if key.equals("profile") {
-                try seen.insert(1)
-                profile = try Profile(json: &reader)
-            } else {
-                try reader.skipValue()
+            switch try fields.field(named: key, &cursor) {
+            case .user: user = try PixivUser(json: &reader)
+            case .profile: profile = try Profile(json: &reader)
+            case nil: try reader.skipValue()
             }
         }
         self.init(user: try reader.required(user, "user"), profile: try reader.required(profile, "profile"))
@@ -133,28 +128,19 @@ extension UserDetail: PixivJSONReadable {
 }
 
 extension UserDetail.Profile {
+    private static let fields = JSONFields<CodingKeys>()
+
     init(json reader: inout JSONReader) throws {
-        var counts = [0, 0, 0, 0], seen = SeenFields()
+        var counts: [CodingKeys: Int] = [:], cursor = JSONFields<CodingKeys>.Cursor()
+        let fields = Self.fields
         try reader.readObject { reader, key in
-            let field: Int
-            if key.equals("total_illust_bookmarks_public") {
-                field = 0
-            } else if key.equals("total_illusts") {
-                field = 1
-            } else if key.equals("total_manga") {
-                field = 2
-            } else if key.equals("total_follow_users") {
-                field = 3
-            } else {
-                return try reader.skipValue()
-            }
-            try seen.insert(field)
-            counts[field] = try reader.readIfPresent { try $0.readInt() } ?? 0
+            guard let field = try fields.field(named: key, &cursor) else { return try reader.skipValue() }
+            counts[field] = try reader.readOptionalInt() ?? 0
         }
-        totalIllustBookmarksPublic = counts[0]
-        totalIllusts = counts[1]
-        totalManga = counts[2]
-        totalFollowUsers = counts[3]
+        totalIllustBookmarksPublic = counts[.totalIllustBookmarksPublic] ?? 0
+        totalIllusts = counts[.totalIllusts] ?? 0
+        totalManga = counts[.totalManga] ?? 0
+        totalFollowUsers = counts[.totalFollowUsers] ?? 0
     }
 }
 

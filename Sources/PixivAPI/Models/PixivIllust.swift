@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 
 /// An illust (illustration, manga or ugoira) as Pixiv's app API sends it.
@@ -85,18 +86,23 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
         try? Date(createDateText, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: false))
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case id, title, type, caption, restrict, user, tags, tools, width, height, series, visible
+    /// The fields, in the order Pixiv writes them (what ``JSONFields`` tries first).
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, title, type
         case imageURLs = "image_urls"
+        case caption, restrict, user, tags, tools
         case createDate = "create_date"
         case pageCount = "page_count"
+        case width, height
         case sanityLevel = "sanity_level"
         case xRestrict = "x_restrict"
+        case series
         case metaSinglePage = "meta_single_page"
         case metaPages = "meta_pages"
         case totalView = "total_view"
         case totalBookmarks = "total_bookmarks"
         case isBookmarked = "is_bookmarked"
+        case visible
         case isMuted = "is_muted"
         case illustAIType = "illust_ai_type"
         case totalComments = "total_comments"
@@ -137,17 +143,25 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
         illustAIType = try c.decodeIfPresent(Int.self, forKey: .illustAIType) ?? 0
         totalComments = try c.decodeIfPresent(Int.self, forKey: .totalComments)
         invisibleReason = Self.invisibleReason(
-            isVisible: isVisible, userID: user.id,
-            imageURLs: [imageURLs.squareMedium, imageURLs.medium, imageURLs.large, originalImageURL ?? ""]
-                + metaPages.flatMap { [$0.imageURLs.squareMedium, $0.imageURLs.medium, $0.imageURLs.large, $0.imageURLs.original ?? ""] }
+            isVisible: isVisible, userID: user.id, imageURLs: imageURLs, originalImageURL: originalImageURL, metaPages: metaPages
         )
     }
 
-    /// The reason of the first placeholder among `imageURLs`; else `.unknown` for a work Pixiv
-    /// marks invisible, `nil` for one it marks visible.
-    static func invisibleReason(isVisible: Bool, userID: Int, imageURLs: [String]) -> InvisibleReason? {
-        for url in imageURLs {
-            if let reason = InvisibleReason(placeholderURL: url, userID: userID) { return reason }
+    /// The reason of the first placeholder among the work's image URLs (its sizes, its
+    /// original, then each page's sizes and original); else `.unknown` for a work Pixiv marks
+    /// invisible, `nil` for one it marks visible.
+    static func invisibleReason(
+        isVisible: Bool, userID: Int, imageURLs: PixivImageURLs, originalImageURL: String?, metaPages: [PixivMetaPage]
+    ) -> InvisibleReason? {
+        func placeholder(_ urls: PixivImageURLs, original: String?) -> InvisibleReason? {
+            InvisibleReason(placeholderURL: urls.squareMedium, userID: userID)
+                ?? InvisibleReason(placeholderURL: urls.medium, userID: userID)
+                ?? InvisibleReason(placeholderURL: urls.large, userID: userID)
+                ?? original.flatMap { InvisibleReason(placeholderURL: $0, userID: userID) }
+        }
+        if let reason = placeholder(imageURLs, original: originalImageURL) { return reason }
+        for page in metaPages {
+            if let reason = placeholder(page.imageURLs, original: page.imageURLs.original) { return reason }
         }
         return isVisible ? nil : .unknown
     }
@@ -210,13 +224,14 @@ extension PixivIllust.InvisibleReason {
     package init?(placeholderURL url: String, userID: Int) {
         // On the contiguous UTF-8 bytes, not Characters: this runs for every image URL of every
         // work a page holds, and the URLs are ASCII.
-        var url = url
-        guard let reason = url.withUTF8({ Self.reason(placeholderPath: $0, userID: userID) }) else { return nil }
+        guard let reason = url.withUTF8Bytes({ Self.reason(placeholderPath: $0.assumingMemoryBound(to: UInt8.self), userID: userID) }) else {
+            return nil
+        }
         self = reason
     }
 
     private static func reason(placeholderPath bytes: UnsafeBufferPointer<UInt8>, userID: Int) -> Self? {
-        let pathEnd = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let pathEnd = firstOffset(of: UInt8(ascii: "?"), or: UInt8(ascii: "#"), in: UnsafeRawBufferPointer(bytes))
         guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return nil }
         let name = bytes[(slash + 1)..<pathEnd]
         guard name.starts(with: "limit_".utf8) else { return nil }
@@ -256,7 +271,7 @@ public struct PixivImageURLs: Sendable, Hashable, Decodable {
         self.original = original
     }
 
-    private enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case squareMedium = "square_medium", medium, large, original
     }
 
@@ -275,7 +290,7 @@ public struct PixivMetaPage: Sendable, Hashable, Decodable {
     /// The page's sized image URLs, original included.
     public var imageURLs: PixivImageURLs
 
-    private enum CodingKeys: String, CodingKey { case imageURLs = "image_urls" }
+    enum CodingKeys: String, CodingKey, CaseIterable { case imageURLs = "image_urls" }
 }
 
 /// A Pixiv user as embedded in a work or a user detail.
@@ -300,7 +315,7 @@ public struct PixivUser: Sendable, Hashable, Decodable {
         self.isFollowed = isFollowed
     }
 
-    private enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, name, account
         case profileImageURLs = "profile_image_urls"
         case isFollowed = "is_followed"
@@ -333,7 +348,7 @@ public struct PixivArtworkTag: Sendable, Hashable, Decodable {
         self.translatedName = translatedName
     }
 
-    private enum CodingKeys: String, CodingKey { case name, translatedName = "translated_name" }
+    enum CodingKeys: String, CodingKey, CaseIterable { case name, translatedName = "translated_name" }
 }
 
 /// The series a work belongs to.
@@ -342,4 +357,6 @@ public struct PixivSeries: Sendable, Hashable, Decodable {
     public var id: Int
     /// The series' title.
     public var title: String
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, title }
 }

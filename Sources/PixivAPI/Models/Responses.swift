@@ -21,7 +21,7 @@ public struct BookmarksPage: Sendable, Hashable, Decodable {
         self.nextURL = nextURL
     }
 
-    private enum CodingKeys: String, CodingKey { case illusts, nextURL = "next_url" }
+    enum CodingKeys: String, CodingKey, CaseIterable { case illusts, nextURL = "next_url" }
 
     /// Decodes Pixiv's `{"illusts":[…],"next_url":…}`; a missing, `null` or empty `next_url`
     /// means there is no next page.
@@ -51,10 +51,10 @@ public struct BookmarkDetail: Sendable, Hashable, Decodable {
         /// Whether the tag is attached to this bookmark.
         public var isRegistered: Bool
 
-        private enum CodingKeys: String, CodingKey { case name, isRegistered = "is_registered" }
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, isRegistered = "is_registered" }
     }
 
-    private enum CodingKeys: String, CodingKey { case isBookmarked = "is_bookmarked", restrict, tags }
+    enum CodingKeys: String, CodingKey, CaseIterable { case isBookmarked = "is_bookmarked", restrict, tags }
 
     /// Decodes the inner object of `{"bookmark_detail":{…}}`; an unknown `restrict` is `nil`.
     public init(from decoder: any Decoder) throws {
@@ -73,6 +73,8 @@ public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
         public var name: String
         /// How many bookmarks carry it.
         public var count: Int
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, count }
     }
 
     /// The tags on this page.
@@ -80,7 +82,7 @@ public struct BookmarkTagsPage: Sendable, Hashable, Decodable {
     /// The next page, exactly as Pixiv sent it; `nil` on the last page.
     public var nextURL: URL?
 
-    private enum CodingKeys: String, CodingKey { case tags = "bookmark_tags", nextURL = "next_url" }
+    enum CodingKeys: String, CodingKey, CaseIterable { case tags = "bookmark_tags", nextURL = "next_url" }
 
     /// Decodes Pixiv's `{"bookmark_tags":[…],"next_url":…}`.
     public init(from decoder: any Decoder) throws {
@@ -97,6 +99,8 @@ public struct UserDetail: Sendable, Hashable, Decodable {
     /// The profile's counts.
     public var profile: Profile
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case user, profile }
+
     /// The counts on a user's profile.
     public struct Profile: Sendable, Hashable, Decodable {
         /// How many public illust bookmarks the user has (Pixiv does not publish the private count).
@@ -108,7 +112,7 @@ public struct UserDetail: Sendable, Hashable, Decodable {
         /// How many users the user follows.
         public var totalFollowUsers: Int
 
-        private enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case totalIllustBookmarksPublic = "total_illust_bookmarks_public"
             case totalIllusts = "total_illusts"
             case totalManga = "total_manga"
@@ -129,6 +133,8 @@ public struct UserDetail: Sendable, Hashable, Decodable {
 /// `{"bookmark_detail":{…}}`.
 struct BookmarkDetailEnvelope: Decodable, Equatable {
     var bookmark_detail: BookmarkDetail
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case bookmark_detail }
 }
 
 /// A page's `next_url`: `nil` when missing, `null` or empty; an error when it is anything but an

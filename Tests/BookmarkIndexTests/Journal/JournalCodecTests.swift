@@ -319,3 +319,38 @@ struct UTF8ValidationTests {
         }
     }
 }
+
+@Suite("Finding a byte eight at a time")
+struct FirstOffsetTests {
+    /// Agrees with a byte-by-byte search for every place of the first match, in buffers of
+    /// every length up to 40 at every start alignment 0–7, with bytes that differ from a match
+    /// in one bit and matches of both kinds after the first (a borrow must not move it).
+    @Test func agreesWithAByteByByteSearch() {
+        let question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
+        var checked = 0
+        for length in 0...40 {
+            for alignment in 0..<8 {
+                for first in [nil] + Array(0..<length) {
+                    for kind in [question, hash] {
+                        var storage = [UInt8](repeating: 0, count: alignment + length)
+                        for index in 0..<length {
+                            // Near misses: a bit away from '?' (0x3F) or '#' (0x23), and a NUL.
+                            storage[alignment + index] = [0x3E, 0x22, 0x00, 0xBF, 0xA3, 0x61][index % 6]
+                        }
+                        if let first {
+                            storage[alignment + first] = kind
+                            for later in stride(from: first + 1, to: length, by: 3) { storage[alignment + later] = later % 2 == 0 ? question : hash }
+                        }
+                        let found = storage.withUnsafeBytes { whole in
+                            firstOffset(of: question, or: hash, in: UnsafeRawBufferPointer(rebasing: whole[alignment...]))
+                        }
+                        let expected = storage[alignment...].firstIndex { $0 == question || $0 == hash }.map { $0 - alignment } ?? length
+                        #expect(found == expected, "length \(length), alignment \(alignment), first \(String(describing: first))")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked > 7_000)
+    }
+}

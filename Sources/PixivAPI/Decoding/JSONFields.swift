@@ -1,0 +1,65 @@
+import BookmarkJSON
+import Foundation
+
+/// The fields a reader knows in one kind of Pixiv object: an enumeration whose raw values are
+/// the JSON keys, in the order Pixiv writes them.
+///
+/// Pixiv writes an object's keys in the same order every time, so a lookup tries the field
+/// after the one found last before any other: a known key costs one comparison, not one for
+/// every field listed before it (an illust has 25). A key sent twice is refused, since which of
+/// the two `JSONDecoder` keeps is its own business.
+struct JSONFields<Field: CaseIterable & RawRepresentable<String> & Sendable>: Sendable {
+    private let fields: [Field]
+    /// Every field's key, one after another.
+    private let keys: [UInt8]
+    /// Where each field's key starts in ``keys``, and (last) where the last one ends.
+    private let starts: [Int]
+
+    init() {
+        fields = Array(Field.allCases)
+        precondition(fields.count <= 64, "a reader's fields are marked seen in 64 bits")
+        var keys: [UInt8] = [], starts = [0]
+        for field in fields {
+            keys += field.rawValue.utf8
+            starts.append(keys.count)
+        }
+        self.keys = keys
+        self.starts = starts
+    }
+
+    /// One object's reading: the fields it has shown, and which to try first.
+    struct Cursor {
+        fileprivate var next = 0
+        fileprivate var seen: UInt64 = 0
+
+        init() {}
+    }
+
+    /// The field `key` names, or `nil` for a key the reader skips.
+    ///
+    /// - Throws: `JSONReadError` when the object has shown the field before.
+    func field(named key: UnsafeRawBufferPointer, _ cursor: inout Cursor) throws -> Field? {
+        var index = cursor.next
+        for _ in 0..<fields.count {
+            if index == fields.count { index = 0 }
+            if names(index, key) {
+                let bit: UInt64 = 1 << UInt64(index)
+                guard cursor.seen & bit == 0 else {
+                    throw JSONReadError(offset: 0, message: "the field \(fields[index].rawValue) of an object is sent twice")
+                }
+                cursor.seen |= bit
+                cursor.next = index + 1
+                return fields[index]
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Whether field `index`'s key is `key`.
+    private func names(_ index: Int, _ key: UnsafeRawBufferPointer) -> Bool {
+        let start = starts[index], count = starts[index + 1] - start
+        guard key.count == count else { return false }
+        return keys.withUnsafeBytes { keys in count == 0 || memcmp(keys.baseAddress! + start, key.baseAddress!, count) == 0 }
+    }
+}
