@@ -218,21 +218,7 @@ struct BenchmarkRun {
 
         if wants("pixiv_page_decode") {
             log("pixiv_page_decode")
-            let decode = try await DecodeItems(dataset: dataset, sampling: sampling).run()
-            item = ItemResult(name: "pixiv_page_decode", ours: decode.ours.scaled(by: 1 / Double(decode.pages)))
-            let megabytesPerSecond = Double(decode.bytes) / 1e6 / (decode.ours.median / 1000)
-            let foundationPerPage = decode.foundation.median / Double(decode.pages)
-            let ratio = decode.ours.median / decode.foundation.median
-            item.fields = [
-                ("pages", .integer(decode.pages)), ("bytes", .integer(decode.bytes)), ("unit", .string("ms per page")),
-                ("megabytes_per_second", .number(megabytesPerSecond)), ("jsondecoder_ms", .number(foundationPerPage)),
-                ("jsondecoder_ratio", .number(ratio)),
-            ]
-            item.note = String(
-                format: "per page of %.1f kB, %d pages: %.0f MB/s; JSONDecoder %.3f ms a page (ratio %.2f)",
-                Double(decode.bytes) / Double(decode.pages) / 1000, decode.pages, megabytesPerSecond, foundationPerPage, ratio
-            )
-            results.append(item)
+            results.append(try await DecodeItems(dataset: dataset, sampling: sampling).item())
         }
 
         if wants("sync_walk_12k_simulated") {

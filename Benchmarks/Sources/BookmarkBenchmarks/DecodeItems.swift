@@ -33,7 +33,26 @@ struct DecodeItems {
         }
     }
 
-    func run() async throws -> Outcome {
+    /// The item, per page: the median, MB/s, and JSONDecoder's time beside it.
+    func item() async throws -> ItemResult {
+        let decode = try await run()
+        var item = ItemResult(name: "pixiv_page_decode", ours: decode.ours.scaled(by: 1 / Double(decode.pages)))
+        let megabytesPerSecond = Double(decode.bytes) / 1e6 / (decode.ours.median / 1000)
+        let foundationPerPage = decode.foundation.median / Double(decode.pages)
+        let ratio = decode.ours.median / decode.foundation.median
+        item.fields = [
+            ("pages", .integer(decode.pages)), ("bytes", .integer(decode.bytes)), ("unit", .string("ms per page")),
+            ("megabytes_per_second", .number(megabytesPerSecond)), ("jsondecoder_ms", .number(foundationPerPage)),
+            ("jsondecoder_ratio", .number(ratio)),
+        ]
+        item.note = String(
+            format: "per page of %.1f kB, %d pages: %.0f MB/s; JSONDecoder %.3f ms a page (ratio %.2f)",
+            Double(decode.bytes) / Double(decode.pages) / 1000, decode.pages, megabytesPerSecond, foundationPerPage, ratio
+        )
+        return item
+    }
+
+    private func run() async throws -> Outcome {
         let pixiv = FakePixiv(userID: 1, public: dataset.illusts)
         let token = StaticAccessToken(pixiv.issueAccessToken(lifetime: nil))
         // Record the pages after the first, following each next_url as the sync engine does;
