@@ -45,22 +45,22 @@ public struct VersionedPayload: Sendable, Hashable, Codable {
     public static let maximumDepth = JSONReader.maximumDepth - 8
 
     private static func check(_ json: Data) throws {
-        do {
-            try json.withUnsafeBytes { bytes in
+        try json.withUnsafeBytes { bytes in
+            do {
                 var reader = JSONReader(bytes, maximumDepth: maximumDepth)
                 reader.skipWhitespace()
                 try reader.skipValue()
                 reader.skipWhitespace()
                 try reader.expectEnd()
+            } catch let error as JSONReadError {
+                throw BookmarkIndexError(.invalidArgument, "A payload must be one JSON value: \(error.message) at byte \(error.offset).")
             }
-        } catch let error as JSONReadError {
-            throw BookmarkIndexError(.invalidArgument, "A payload must be one JSON value: \(error.message) at byte \(error.offset).")
-        }
-        guard String(bytes: json, encoding: .utf8) != nil else {
-            throw BookmarkIndexError(.invalidArgument, "A payload's JSON must be valid UTF-8 (a journal line is).")
-        }
-        if json.contains(UInt8(ascii: "\n")) || json.contains(UInt8(ascii: "\r")) {
-            throw BookmarkIndexError(.invalidArgument, "A payload is kept on one journal line: its JSON must hold no line break.")
+            guard isValidUTF8(bytes) else {
+                throw BookmarkIndexError(.invalidArgument, "A payload's JSON must be valid UTF-8 (a journal line is).")
+            }
+            if bytes.contains(UInt8(ascii: "\n")) || bytes.contains(UInt8(ascii: "\r")) {
+                throw BookmarkIndexError(.invalidArgument, "A payload is kept on one journal line: its JSON must hold no line break.")
+            }
         }
     }
 

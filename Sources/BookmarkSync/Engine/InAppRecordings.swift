@@ -17,7 +17,7 @@ struct InAppRecordings: Sendable {
         var record = ListSyncRecord(metadata)
         record.unbookmarkedInApp[illust.id] = nil
         record.bookmarkedInApp[illust.id] = now
-        let existing = index.bookmark(for: key)
+        let existing = index.placement(of: key)
         let order = existing?.serverOrder ?? ServerOrder.newest(above: index.serverOrderBounds(in: restrict)?.newest)
         var changes: [BookmarkChange] = [
             .upsert(IndexedBookmark(

@@ -64,7 +64,7 @@ extension PageWork {
         let moves = MovesBetweenLists(into: restrict, index: index)
         for illust in illusts {
             let key = BookmarkKey(illustID: illust.id, restrict: restrict)
-            let existing = index.bookmark(for: key)
+            let existing = index.placement(of: key)
             let order: Int64
             if unchanged, let existing {
                 order = existing.serverOrder

@@ -52,7 +52,7 @@ extension PageWork {
             if tombstoned[key.illustID] != nil { continue }
             changes.append(.upsert(IndexedBookmark(
                 illust: illust, restrict: restrict, serverOrder: walk.nextServerOrder,
-                firstIndexedAt: index.bookmark(for: key)?.firstIndexedAt ?? now, lastSeenAt: now
+                firstIndexedAt: index.placement(of: key)?.firstIndexedAt ?? now, lastSeenAt: now
             )))
             changes += moves.removal(of: illust.id)
             walk.nextServerOrder = walk.nextServerOrder.saturatingAdd(-1)
@@ -66,9 +66,10 @@ extension PageWork {
             job.walk = walk
             return false
         }
-        for row in index.allBookmarks(in: restrict)
-        where isPrunable(row, walk: walk, seenOnLastPage: seen, recordedInApp: record.bookmarkedInApp) {
-            changes.append(.remove(row.key))
+        index.forEachPlacement(in: restrict) { row in
+            if isPrunable(row, walk: walk, seenOnLastPage: seen, recordedInApp: record.bookmarkedInApp) {
+                changes.append(.remove(BookmarkKey(illustID: row.illustID, restrict: restrict)))
+            }
         }
         record.fullWalkPosition = nil
         // A delta completed while the walk waited for the day's budget left the newer proof.
@@ -89,8 +90,8 @@ extension PageWork {
     /// ran, whatever the clock did meanwhile. Walks begun by earlier versions placed theirs
     /// below the oldest: there a row outside the walk's orders is pruned when it was not seen,
     /// or written by the app, since the walk began.
-    private func isPrunable(_ row: IndexedBookmark, walk: FullWalkPosition, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
-        guard !seenOnLastPage.contains(row.illust.id), recordedInApp[row.illust.id] == nil else { return false }
+    private func isPrunable(_ row: BookmarkPlacement, walk: FullWalkPosition, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
+        guard !seenOnLastPage.contains(row.illustID), recordedInApp[row.illustID] == nil else { return false }
         if walk.placesRowsAbove {
             return row.serverOrder <= walk.nextServerOrder
         }

@@ -137,8 +137,12 @@ struct JournalCodecTests {
         writer = JSONWriter()
         JournalCodec.appendChange(.setMetadata(BookmarkIndexMetadata(), for: .public), to: &writer)
         #expect(!String(decoding: writer.bytes, as: UTF8.self).contains("sync"), "no record, no key")
-        for bad in ["", "{", #"{"a":1} 2"#, "{\"a\":\n1}", "nul"] {
+        for bad in ["", "{", #"{"a":1} 2"#, "{\"a\":\n1}", "{\"a\":\r1}", "nul"] {
             #expect(throws: BookmarkIndexError.self, "\(bad)") { try VersionedPayload(version: 1, json: Data(bad.utf8)) }
+        }
+        // Invalid UTF-8 in a string, and after the value.
+        for bad in [Data([0x22, 0xC3, 0x28, 0x22]), Data([0x31, 0x20, 0xFF])] {
+            #expect(throws: BookmarkIndexError.self, "\(Array(bad))") { try VersionedPayload(version: 1, json: bad) }
         }
         for bad in [#"{"v":1}"#, #"{"state":{}}"#, #"{"v":"1","state":{}}"#, #"{"v":1,"state":{"a":}}"#] {
             let line = #"{"op":"metadata","restrict":"public","metadata":{"schema":3,"lastFull":null,"lastDelta":null,"sync":"# + bad + "}}"
