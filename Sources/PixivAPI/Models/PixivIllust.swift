@@ -83,7 +83,7 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
 
     /// `create_date` parsed; `nil` when Pixiv sent something unparsable.
     public var createDate: Date? {
-        try? Date(createDateText, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: false))
+        PixivDate.parse(createDateText)
     }
 
     /// The fields, in the order Pixiv writes them (what ``JSONFields`` tries first).
