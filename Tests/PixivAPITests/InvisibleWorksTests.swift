@@ -170,4 +170,46 @@ import Testing
         #expect(Set(reasons.keys.map(\.rawValue)) == Set(SyntheticBookmarks.invisibleKinds.map(\.rawValue)))
         #expect(reasons.values.reduce(0, +) == publicWorks.filter { !$0.isVisible }.count)
     }
+
+    /// The placeholder test against the plain reading of its rule (the file name after the last
+    /// `/` of the path, which ends at the first `?` or `#`), for URLs with a query or fragment
+    /// at every place, holding slashes and placeholder names of their own.
+    @Test func placeholdersAreFoundInThePathOnly() {
+        func expected(_ url: String) -> PixivIllust.InvisibleReason? {
+            let path = url.prefix { $0 != "?" && $0 != "#" }
+            guard let slash = path.lastIndex(of: "/") else { return nil }
+            let name = path[path.index(after: slash)...]
+            guard name.hasPrefix("limit_") else { return nil }
+            let kinds: [(String, PixivIllust.InvisibleReason)] = [
+                ("mypixiv", .myPixivOnly), ("sanity_level", .sanityLimited), ("unviewable", .unviewable),
+                ("r18", .hiddenByR18Setting), ("r18g", .hiddenByR18GSetting),
+            ]
+            let rest = name.dropFirst("limit_".count)
+            for (word, kind) in kinds where rest.hasPrefix(word) {
+                // r18 must not take r18g: the kind ends at '_', '.' or the name's end.
+                if [nil, "_", "."].contains(rest.dropFirst(word.count).first) { return kind }
+            }
+            return .unknown
+        }
+        let bases = [
+            "https://s.pximg.net/common/images/limit_r18_360.png",
+            "https://s.pximg.net/common/images/limit_r18g_360.png",
+            "https://s.pximg.net/common/images/limit_mypixiv_360.png",
+            "https://i.pximg.net/c/360x360_70/img-master/img/2024/01/02/03/04/05/123_p0_square1200.jpg",
+        ]
+        var checked = 0
+        for base in bases {
+            for cut in base.indices {
+                for mark in ["?", "#"] {
+                    for tail in ["", "/limit_r18_360.png", "x=/a/limit_unviewable.png"] {
+                        let url = String(base[..<cut]) + mark + tail
+                        #expect(PixivIllust.InvisibleReason(placeholderURL: url, userID: 7) == expected(url), "\(url)")
+                        checked += 1
+                    }
+                }
+            }
+            #expect(PixivIllust.InvisibleReason(placeholderURL: base, userID: 7) == expected(base))
+        }
+        #expect(checked > 1_000)
+    }
 }

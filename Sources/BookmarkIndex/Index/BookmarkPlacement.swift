@@ -6,6 +6,7 @@ import Foundation
 /// Read from a row's fields alone, without making the row an ``IndexedBookmark`` (its strings,
 /// its tags, its thumbnail URL): a sync asks for it for every work of every page.
 package struct BookmarkPlacement: Sendable, Hashable {
+    /// The work's illust ID.
     package var illustID: Int
     /// See ``IndexedBookmark/serverOrder``.
     package var serverOrder: Int64

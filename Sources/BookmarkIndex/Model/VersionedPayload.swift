@@ -53,10 +53,9 @@ public struct VersionedPayload: Sendable, Hashable, Codable {
                 reader.skipWhitespace()
                 try reader.expectEnd()
             } catch let error as JSONReadError {
-                throw BookmarkIndexError(.invalidArgument, "A payload must be one JSON value: \(error.message) at byte \(error.offset).")
-            }
-            guard isValidUTF8(bytes) else {
-                throw BookmarkIndexError(.invalidArgument, "A payload's JSON must be valid UTF-8 (a journal line is).")
+                // Invalid UTF-8 is refused here too: the reader checks every string, and outside
+                // strings JSON is ASCII.
+                throw BookmarkIndexError(.invalidArgument, "A payload must be one JSON value of valid UTF-8: \(error.message) at byte \(error.offset).")
             }
             if bytes.contains(UInt8(ascii: "\n")) || bytes.contains(UInt8(ascii: "\r")) {
                 throw BookmarkIndexError(.invalidArgument, "A payload is kept on one journal line: its JSON must hold no line break.")

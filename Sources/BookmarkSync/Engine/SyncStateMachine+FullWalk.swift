@@ -66,9 +66,9 @@ extension PageWork {
             job.walk = walk
             return false
         }
-        index.forEachPlacement(in: restrict) { row in
-            if isPrunable(row, walk: walk, seenOnLastPage: seen, recordedInApp: record.bookmarkedInApp) {
-                changes.append(.remove(BookmarkKey(illustID: row.illustID, restrict: restrict)))
+        index.forEachPlacement(in: restrict) { placement in
+            if isPrunable(placement, walk: walk, seenOnLastPage: seen, recordedInApp: record.bookmarkedInApp) {
+                changes.append(.remove(BookmarkKey(illustID: placement.illustID, restrict: restrict)))
             }
         }
         record.fullWalkPosition = nil
@@ -83,20 +83,21 @@ extension PageWork {
         return true
     }
 
-    /// Whether a walk that just completed did not see `row`, and nobody put it there since.
+    /// Whether a walk that just completed did not see the row at `placement`, and nobody put it
+    /// there since.
     ///
     /// A walk of this version places its rows above every row present when it began: a row
     /// below its orders is one it did not see, a row above them one the app recorded while it
     /// ran, whatever the clock did meanwhile. Walks begun by earlier versions placed theirs
     /// below the oldest: there a row outside the walk's orders is pruned when it was not seen,
     /// or written by the app, since the walk began.
-    private func isPrunable(_ row: BookmarkPlacement, walk: FullWalkPosition, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
-        guard !seenOnLastPage.contains(row.illustID), recordedInApp[row.illustID] == nil else { return false }
+    private func isPrunable(_ placement: BookmarkPlacement, walk: FullWalkPosition, seenOnLastPage: Set<Int>, recordedInApp: [Int: Date]) -> Bool {
+        guard !seenOnLastPage.contains(placement.illustID), recordedInApp[placement.illustID] == nil else { return false }
         if walk.placesRowsAbove {
-            return row.serverOrder <= walk.nextServerOrder
+            return placement.serverOrder <= walk.nextServerOrder
         }
-        guard row.lastSeenAt < walk.startedAt else { return false }
+        guard placement.lastSeenAt < walk.startedAt else { return false }
         guard let first = walk.firstServerOrder else { return true }
-        return !(walk.nextServerOrder < row.serverOrder && row.serverOrder <= first)
+        return !(walk.nextServerOrder < placement.serverOrder && placement.serverOrder <= first)
     }
 }

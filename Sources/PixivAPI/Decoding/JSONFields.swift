@@ -2,12 +2,13 @@ import BookmarkJSON
 import Foundation
 
 /// The fields a reader knows in one kind of Pixiv object: an enumeration whose raw values are
-/// the JSON keys, in the order Pixiv writes them.
+/// the JSON keys (a model's `CodingKeys`, so that both decoders read the same keys), listed in
+/// the order Pixiv writes them.
 ///
 /// Pixiv writes an object's keys in the same order every time, so a lookup tries the field
 /// after the one found last before any other: a known key costs one comparison, not one for
-/// every field listed before it (an illust has 25). A key sent twice is refused, since which of
-/// the two `JSONDecoder` keeps is its own business.
+/// every field listed before it (an illust has 25). Read objects with
+/// ``BookmarkJSON/JSONReader/readObject(_:_:)``.
 struct JSONFields<Field: CaseIterable & RawRepresentable<String> & Sendable>: Sendable {
     private let fields: [Field]
     /// Every field's key, one after another.
@@ -28,28 +29,22 @@ struct JSONFields<Field: CaseIterable & RawRepresentable<String> & Sendable>: Se
     }
 
     /// One object's reading: the fields it has shown, and which to try first.
-    struct Cursor {
-        fileprivate var next = 0
-        fileprivate var seen: UInt64 = 0
-
-        init() {}
+    fileprivate struct Cursor {
+        var next = 0
+        var seen: UInt64 = 0
     }
 
-    /// The field `key` names, or `nil` for a key the reader skips.
-    ///
-    /// - Throws: `JSONReadError` when the object has shown the field before.
-    func field(named key: UnsafeRawBufferPointer, _ cursor: inout Cursor) throws -> Field? {
+    /// The field `key` names, and whether the object showed it before; `nil` for a key the
+    /// reader skips.
+    fileprivate func field(named key: UnsafeRawBufferPointer, _ cursor: inout Cursor) -> (field: Field, sentBefore: Bool)? {
         var index = cursor.next
         for _ in 0..<fields.count {
             if index == fields.count { index = 0 }
             if names(index, key) {
                 let bit: UInt64 = 1 << UInt64(index)
-                guard cursor.seen & bit == 0 else {
-                    throw JSONReadError(offset: 0, message: "the field \(fields[index].rawValue) of an object is sent twice")
-                }
-                cursor.seen |= bit
+                defer { cursor.seen |= bit }
                 cursor.next = index + 1
-                return fields[index]
+                return (fields[index], cursor.seen & bit != 0)
             }
             index += 1
         }
@@ -61,5 +56,21 @@ struct JSONFields<Field: CaseIterable & RawRepresentable<String> & Sendable>: Se
         let start = starts[index], count = starts[index + 1] - start
         guard key.count == count else { return false }
         return keys.withUnsafeBytes { keys in count == 0 || memcmp(keys.baseAddress! + start, key.baseAddress!, count) == 0 }
+    }
+}
+
+extension JSONReader {
+    /// Reads an object, calling `field` with the reader at the value of each key `fields`
+    /// knows, and skipping the values of the others.
+    ///
+    /// - Throws: `JSONReadError` for a key the object sends twice (which of the two
+    ///   `JSONDecoder` keeps is its own business), or what `field` throws.
+    mutating func readObject<Field>(_ fields: JSONFields<Field>, _ field: (inout JSONReader, Field) throws -> Void) throws {
+        var cursor = JSONFields<Field>.Cursor()
+        try readObject { reader, key in
+            guard let (known, sentBefore) = fields.field(named: key, &cursor) else { return try reader.skipValue() }
+            guard !sentBefore else { throw reader.error("the field \(known.rawValue) is sent twice") }
+            try field(&reader, known)
+        }
     }
 }

@@ -14,10 +14,7 @@ extension PixivIllust: PixivJSONReadable {
         var series: PixivSeries?, originalImageURL: String?, metaPages: [PixivMetaPage] = []
         var totalView = 0, totalBookmarks = 0, isBookmarked = false, isVisible = true, isMuted = false
         var illustAIType = 0, totalComments: Int?
-        let fields = Self.fields
-        var cursor = JSONFields<CodingKeys>.Cursor()
-        try reader.readObject { reader, key in
-            guard let field = try fields.field(named: key, &cursor) else { return try reader.skipValue() }
+        try reader.readObject(Self.fields) { reader, field in
             switch field {
             case .id: id = try reader.readInt()
             case .title: title = try reader.readOptionalString() ?? ""
@@ -76,21 +73,14 @@ extension PixivIllust: PixivJSONReadable {
         )
     }
 
-    /// `meta_single_page`'s one field.
-    private enum MetaSinglePageKeys: String, CaseIterable {
-        case originalImageURL = "original_image_url"
-    }
-
-    private static let metaSinglePageFields = JSONFields<MetaSinglePageKeys>()
+    private static let metaSinglePageFields = JSONFields<MetaSinglePage.CodingKeys>()
 
     /// `meta_single_page`'s `original_image_url`, which may be missing or `null`.
     private static func readOriginalImageURL(_ reader: inout JSONReader) throws -> String? {
-        var url: String?, cursor = JSONFields<MetaSinglePageKeys>.Cursor()
-        let fields = metaSinglePageFields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
-            case .originalImageURL: url = try reader.readOptionalString()
-            case nil: try reader.skipValue()
+        var url: String?
+        try reader.readObject(metaSinglePageFields) { reader, field in
+            switch field {
+            case .original_image_url: url = try reader.readOptionalString()
             }
         }
         return url
@@ -102,15 +92,12 @@ extension PixivImageURLs: PixivJSONReadable {
 
     init(json reader: inout JSONReader) throws {
         var squareMedium = "", medium = "", large = "", original: String?
-        var cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .squareMedium: squareMedium = try reader.readOptionalString() ?? ""
             case .medium: medium = try reader.readOptionalString() ?? ""
             case .large: large = try reader.readOptionalString() ?? ""
             case .original: original = try reader.readOptionalString()
-            case nil: try reader.skipValue()
             }
         }
         self.init(squareMedium: squareMedium, medium: medium, large: large, original: original)
@@ -121,12 +108,10 @@ extension PixivMetaPage: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var imageURLs: PixivImageURLs?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var imageURLs: PixivImageURLs?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .imageURLs: imageURLs = try PixivImageURLs(json: &reader)
-            case nil: try reader.skipValue()
             }
         }
         self.imageURLs = try reader.required(imageURLs, "image_urls")
@@ -138,36 +123,26 @@ extension PixivUser: PixivJSONReadable {
 
     init(json reader: inout JSONReader) throws {
         var id: Int?, name = "", account = "", profileImageURL: String?, isFollowed = false
-        var cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .id: id = try reader.readInt()
             case .name: name = try reader.readOptionalString() ?? ""
             case .account: account = try reader.readOptionalString() ?? ""
             case .profileImageURLs: profileImageURL = try reader.readIfPresent(Self.readMedium) ?? nil
             case .isFollowed: isFollowed = try reader.readOptionalBool() ?? false
-            case nil: try reader.skipValue()
             }
         }
         self.init(id: try reader.required(id, "id"), name: name, account: account, profileImageURL: profileImageURL, isFollowed: isFollowed)
     }
 
-    /// `profile_image_urls`' one field this client keeps.
-    private enum ProfileImageKeys: String, CaseIterable {
-        case medium
-    }
-
-    private static let profileImageFields = JSONFields<ProfileImageKeys>()
+    private static let profileImageFields = JSONFields<ProfileImageURLs.CodingKeys>()
 
     /// `profile_image_urls`' `medium`, which may be missing or `null`.
     private static func readMedium(_ reader: inout JSONReader) throws -> String? {
-        var medium: String?, cursor = JSONFields<ProfileImageKeys>.Cursor()
-        let fields = profileImageFields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var medium: String?
+        try reader.readObject(profileImageFields) { reader, field in
+            switch field {
             case .medium: medium = try reader.readOptionalString()
-            case nil: try reader.skipValue()
             }
         }
         return medium
@@ -178,13 +153,11 @@ extension PixivArtworkTag: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var name: String?, translatedName: String?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var name: String?, translatedName: String?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .name: name = try reader.readString()
             case .translatedName: translatedName = try reader.readOptionalString()
-            case nil: try reader.skipValue()
             }
         }
         self.init(name: try reader.required(name, "name"), translatedName: translatedName)
@@ -195,13 +168,11 @@ extension PixivSeries: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var id: Int?, title: String?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var id: Int?, title: String?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .id: id = try reader.readInt()
             case .title: title = try reader.readString()
-            case nil: try reader.skipValue()
             }
         }
         self.init(id: try reader.required(id, "id"), title: try reader.required(title, "title"))

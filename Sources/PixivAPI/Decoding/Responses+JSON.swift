@@ -8,13 +8,11 @@ extension BookmarksPage: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var illusts: [PixivIllust]?, nextURL: URL?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var illusts: [PixivIllust]?, nextURL: URL?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .illusts: illusts = try reader.readArray(of: PixivIllust.init(json:))
             case .nextURL: nextURL = try reader.readNextURL()
-            case nil: try reader.skipValue()
             }
         }
         self.init(illusts: try reader.required(illusts, "illusts"), nextURL: nextURL)
@@ -25,13 +23,11 @@ extension BookmarkTagsPage: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var tags: [BookmarkTag]?, nextURL: URL?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var tags: [BookmarkTag]?, nextURL: URL?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .tags: tags = try reader.readArray(of: BookmarkTag.init(json:))
             case .nextURL: nextURL = try reader.readNextURL()
-            case nil: try reader.skipValue()
             }
         }
         self.tags = try reader.required(tags, "bookmark_tags")
@@ -43,13 +39,11 @@ extension BookmarkTagsPage.BookmarkTag {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var name: String?, count: Int?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var name: String?, count: Int?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .name: name = try reader.readString()
             case .count: count = try reader.readInt()
-            case nil: try reader.skipValue()
             }
         }
         self.init(name: try reader.required(name, "name"), count: try reader.required(count, "count"))
@@ -60,12 +54,10 @@ extension BookmarkDetailEnvelope: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var detail: BookmarkDetail?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var detail: BookmarkDetail?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .bookmark_detail: detail = try BookmarkDetail(json: &reader)
-            case nil: try reader.skipValue()
             }
         }
         self.init(bookmark_detail: try reader.required(detail, "bookmark_detail"))
@@ -77,14 +69,11 @@ extension BookmarkDetail {
 
     init(json reader: inout JSONReader) throws {
         var isBookmarked = false, restrict: BookmarkRestrict?, tags: [BookmarkTag] = []
-        var cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .isBookmarked: isBookmarked = try reader.readOptionalBool() ?? false
             case .restrict: restrict = try reader.readOptionalString().flatMap(BookmarkRestrict.init(rawValue:))
             case .tags: tags = try reader.readIfPresent { try $0.readArray(of: BookmarkTag.init(json:)) } ?? []
-            case nil: try reader.skipValue()
             }
         }
         self.isBookmarked = isBookmarked
@@ -97,13 +86,11 @@ extension BookmarkDetail.BookmarkTag {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var name: String?, isRegistered: Bool?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var name: String?, isRegistered: Bool?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .name: name = try reader.readString()
             case .isRegistered: isRegistered = try reader.readBool()
-            case nil: try reader.skipValue()
             }
         }
         self.init(name: try reader.required(name, "name"), isRegistered: try reader.required(isRegistered, "is_registered"))
@@ -114,13 +101,11 @@ extension UserDetail: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var user: PixivUser?, profile: Profile?, cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            switch try fields.field(named: key, &cursor) {
+        var user: PixivUser?, profile: Profile?
+        try reader.readObject(Self.fields) { reader, field in
+            switch field {
             case .user: user = try PixivUser(json: &reader)
             case .profile: profile = try Profile(json: &reader)
-            case nil: try reader.skipValue()
             }
         }
         self.init(user: try reader.required(user, "user"), profile: try reader.required(profile, "profile"))
@@ -131,10 +116,8 @@ extension UserDetail.Profile {
     private static let fields = JSONFields<CodingKeys>()
 
     init(json reader: inout JSONReader) throws {
-        var counts: [CodingKeys: Int] = [:], cursor = JSONFields<CodingKeys>.Cursor()
-        let fields = Self.fields
-        try reader.readObject { reader, key in
-            guard let field = try fields.field(named: key, &cursor) else { return try reader.skipValue() }
+        var counts: [CodingKeys: Int] = [:]
+        try reader.readObject(Self.fields) { reader, field in
             counts[field] = try reader.readOptionalInt() ?? 0
         }
         totalIllustBookmarksPublic = counts[.totalIllustBookmarksPublic] ?? 0

@@ -108,8 +108,11 @@ public struct PixivIllust: Sendable, Hashable, Decodable {
         case totalComments = "total_comments"
     }
 
-    private struct MetaSinglePage: Decodable {
+    /// `meta_single_page`: the original of a single-page work.
+    struct MetaSinglePage: Decodable {
         var original_image_url: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case original_image_url }
     }
 
     /// Decodes Pixiv's JSON; see the type's summary for what is tolerated.
@@ -321,7 +324,12 @@ public struct PixivUser: Sendable, Hashable, Decodable {
         case isFollowed = "is_followed"
     }
 
-    private struct ProfileImageURLs: Decodable { var medium: String? }
+    /// `profile_image_urls`: the one size this client keeps.
+    struct ProfileImageURLs: Decodable {
+        var medium: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case medium }
+    }
 
     /// Decodes tolerantly: only `id` is required.
     public init(from decoder: any Decoder) throws {

@@ -140,7 +140,7 @@ struct JournalCodecTests {
         for bad in ["", "{", #"{"a":1} 2"#, "{\"a\":\n1}", "{\"a\":\r1}", "nul"] {
             #expect(throws: BookmarkIndexError.self, "\(bad)") { try VersionedPayload(version: 1, json: Data(bad.utf8)) }
         }
-        // Invalid UTF-8 in a string, and after the value.
+        // Invalid UTF-8 in a string, and after the value: the reader refuses both.
         for bad in [Data([0x22, 0xC3, 0x28, 0x22]), Data([0x31, 0x20, 0xFF])] {
             #expect(throws: BookmarkIndexError.self, "\(Array(bad))") { try VersionedPayload(version: 1, json: bad) }
         }
