@@ -207,13 +207,14 @@ extension ListIndex {
     /// The list `parts` describe, from the results of the checks above run on them:
     /// ``indexRows(_:textCount:tagRefCount:)`` gave `rows`, ``checkedTagIndex(_:tags:)`` gave
     /// `tagIndex`, and ``checkOrder(_:slots:)`` and ``checkSlots(_:)`` passed. What is left to
-    /// check here is what ties them together.
-    init(parts: Parts, rows: IndexedRows, tagIndex: TagIndex) throws(InconsistentParts) {
+    /// check here is what ties them together. `leaders`, when given, are the sort leaders of
+    /// `parts.slots` (``SortLeaders/init(rows:capacity:)``), chosen while the rest was checked.
+    init(parts: Parts, rows: IndexedRows, tagIndex: TagIndex, leaders: SortLeaders? = nil) throws(InconsistentParts) {
         let slotCount = parts.slots.count
         guard rows.slotByIllust.count + parts.freeSlots.count == slotCount else {
             throw InconsistentParts(reason: "the free slots do not account for the empty rows")
         }
         guard parts.order.count == rows.slotByIllust.count else { throw InconsistentParts(reason: "the order does not hold every row once") }
-        self.init(assembling: parts, rows: rows, tagIndex: tagIndex)
+        self.init(assembling: parts, rows: rows, tagIndex: tagIndex, leaders: leaders ?? SortLeaders(rows: parts.slots))
     }
 }

@@ -217,8 +217,8 @@ struct ListIndex: Sendable {
     }
 
     /// The list of `parts` and what is derived from them, as they are: what
-    /// ``init(parts:rows:tagIndex:)`` builds once it has checked them.
-    init(assembling parts: Parts, rows: IndexedRows, tagIndex: TagIndex) {
+    /// ``init(parts:rows:tagIndex:leaders:)`` builds once it has checked them.
+    init(assembling parts: Parts, rows: IndexedRows, tagIndex: TagIndex, leaders: SortLeaders) {
         self.slots = parts.slots
         self.freeSlots = parts.freeSlots
         self.slotByIllust = rows.slotByIllust
@@ -233,7 +233,7 @@ struct ListIndex: Sendable {
         self.refCounts = tagIndex.refCounts
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
         self.columns = rows.columns
-        self.leaders = SortLeaders(rows: parts.slots)
+        self.leaders = leaders
         columns.fillTypes(of: self)
     }
 

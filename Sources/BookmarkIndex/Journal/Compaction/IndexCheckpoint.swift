@@ -248,6 +248,7 @@ enum IndexCheckpoint {
             var parts: ListIndex.Parts
             var rows: PooledWork<ListIndex.IndexedRows>
             var tagIndex: PooledWork<ListIndex.TagIndex>
+            var leaders: PooledWork<SortLeaders>
         }
         var lists: [PendingList] = []
         for restrict in Restrict.allCases {
@@ -267,6 +268,8 @@ enum IndexCheckpoint {
             let rows = pool.start { [slots = parts.slots] in
                 try ListIndex.indexRows(slots, textCount: textCount, tagRefCount: tagRefCount)
             }
+            // A pass over the rows per sort, safe over any rows: chosen while the rest is checked.
+            let leaders = pool.start { [slots = parts.slots] in SortLeaders(rows: slots) }
             parts.freeSlots = try next(Int32.self)
             parts.tagRefs = try next(TagRefID.self)
             parts.tagCounts = try next(Int32.self)
@@ -280,7 +283,7 @@ enum IndexCheckpoint {
                 return try ListIndex.checkedTagIndex(parts, tags: try tagTable.wait())
             }
             parts.text = try next(UInt8.self)
-            lists.append(PendingList(parts: parts, rows: rows, tagIndex: tagIndex))
+            lists.append(PendingList(parts: parts, rows: rows, tagIndex: tagIndex, leaders: leaders))
         }
 
         var state = BookmarkIndexState()
@@ -288,7 +291,7 @@ enum IndexCheckpoint {
         for (index, restrict) in Restrict.allCases.enumerated() {
             let list = lists[index]
             do {
-                state.lists[index] = try ListIndex(parts: list.parts, rows: try list.rows.wait(), tagIndex: try list.tagIndex.wait())
+                state.lists[index] = try ListIndex(parts: list.parts, rows: list.rows.wait(), tagIndex: list.tagIndex.wait(), leaders: list.leaders.wait())
             } catch let error as ListIndex.InconsistentParts {
                 throw Unusable(reason: "its \(restrict.rawValue) list is inconsistent: \(error.reason)")
             }
