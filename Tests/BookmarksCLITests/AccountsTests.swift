@@ -15,7 +15,7 @@ struct AccountsTests {
     let dataDirectory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-accounts-\(UUID().uuidString)")
+        directory = TestDirectories.make("bookmarks-accounts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         session = directory.appendingPathComponent("config/session.json").path
         environment = ["XDG_DATA_HOME": directory.appendingPathComponent("data").path]

@@ -70,7 +70,7 @@ struct CLI {
 extension CLI {
     /// An empty config directory: no test sees the session of whoever runs the tests.
     static let emptyConfigHome: String = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-config-\(UUID().uuidString)")
+        let directory = TestDirectories.make("bookmarks-cli-config")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.path
     }()
@@ -193,5 +193,27 @@ func waitForExit(_ process: Process) async {
             process.waitUntilExit()
             continuation.resume()
         }.start()
+    }
+}
+
+/// The temporary directories the tests make, removed when the test process exits: a suite
+/// struct has no teardown, and the demo store and the empty config directory serve the whole
+/// run.
+enum TestDirectories {
+    private static let made = Mutex<[URL]>([])
+    private static let removalAtExit: Void = {
+        atexit { TestDirectories.removeAll() }
+    }()
+
+    /// A new directory's URL under the temporary directory, named `prefix`-UUID (not created).
+    static func make(_ prefix: String) -> URL {
+        _ = removalAtExit
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        made.withLock { $0.append(url) }
+        return url
+    }
+
+    private static func removeAll() {
+        for url in made.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 /// A store synced once by `bookmarks demo --fast`, shared by the tests that read it.
 let demoStore = Task {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-cli-\(UUID().uuidString)")
+    let directory = TestDirectories.make("bookmarks-cli")
     let result = try await CLI.run(["demo", "--fast", "--seed", "7", "--public", "3000", "--private", "600", "--store", directory.path])
     return (directory: directory, result: result)
 }

@@ -10,7 +10,7 @@ struct SignInTests {
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("bookmarks-sign-in-\(UUID().uuidString)")
+        directory = TestDirectories.make("bookmarks-sign-in")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
