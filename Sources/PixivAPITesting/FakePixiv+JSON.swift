@@ -88,12 +88,12 @@ enum PixivJSON {
         json.raw("}")
     }
 
-    /// `date` in Japan time as Pixiv's fake writes it, `2024-01-01T09:00:00+0900` (whole seconds,
-    /// rounded down): what `Date.ISO8601FormatStyle` with a +09:00 zone writes.
+    /// `date` in Japan time as Pixiv writes it, `2024-01-01T09:00:00+09:00` (whole seconds,
+    /// rounded down): what `Date.ISO8601FormatStyle` with a +09:00 zone and a colon in it writes.
     static func japanTime(_ date: Date) -> String {
         let time = JapanTime(date)
         func two(_ value: Int) -> String { JapanTime.padded(value, 2) }
-        return "\(JapanTime.padded(time.year, 4))-\(two(time.month))-\(two(time.day))T\(two(time.hour)):\(two(time.minute)):\(two(time.second))+0900"
+        return "\(JapanTime.padded(time.year, 4))-\(two(time.month))-\(two(time.day))T\(two(time.hour)):\(two(time.minute)):\(two(time.second))+09:00"
     }
 }
 

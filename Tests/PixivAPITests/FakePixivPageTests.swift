@@ -84,7 +84,8 @@ import Testing
 
     @Test func japanTimeIsWhatTheFormatStyleWrote() async throws {
         // Dates either side of the epoch, of leap days and of the fraction of a second.
-        let style = Date.ISO8601FormatStyle(timeZone: try #require(TimeZone(secondsFromGMT: 9 * 3600)))
+        // Pixiv writes the zone with a colon: "2018-09-10T00:00:04+09:00".
+        let style = Date.ISO8601FormatStyle(timeZone: try #require(TimeZone(secondsFromGMT: 9 * 3600))).timeZoneSeparator(.colon)
         let samples = [-86_400.0 * 400 - 0.5, -1, 0, 951_782_399.999, 4_102_444_800] + Array(stride(from: -3e9, to: 5e9, by: 39_999_999.7))
         for seconds in samples {
             let work = BookmarkedIllustSnapshot(id: 1, title: "t", createDate: Date(timeIntervalSince1970: seconds))

@@ -8,7 +8,7 @@ import PixivAPI
 /// for `JSONSerialization`, kept verbatim as the reference the hand-written page must equal
 /// (``FakePixivPageTests``).
 enum ReferencePixivJSON {
-    private static let japanTime = Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 9 * 3600)!)
+    private static let japanTime = Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 9 * 3600)!).timeZoneSeparator(.colon)
 
     /// The illust object of `work` as served; `withheld` is why it is a placeholder, if it is one.
     static func illust(_ work: BookmarkedIllustSnapshot, withheld: PixivIllust.InvisibleReason?, isBookmarked: Bool, translate: Bool) -> [String: Any] {
