@@ -80,10 +80,16 @@ func word(at offset: Int, of bytes: UnsafeRawBufferPointer) -> UInt64 {
 func escapeFlags(_ word: UInt64) -> UInt64 {
     let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
     let control = (word &- ones &* 0x20) & ~word & highs
-    let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
-    let quotes = (quote &- ones) & ~quote & highs
-    let backslashes = (backslash &- ones) & ~backslash & highs
-    return control | quotes | backslashes
+    return control | flags(of: UInt8(ascii: "\""), in: word) | flags(of: UInt8(ascii: "\\"), in: word)
+}
+
+/// The high bit of each byte of `word` that is `byte`, by bit tricks. A borrow can flag a byte
+/// above one that is flagged rightly, never one below it: the lowest flag is exact.
+@inline(__always)
+func flags(of byte: UInt8, in word: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+    let zeroWhereEqual = word ^ (ones &* UInt64(byte))
+    return (zeroWhereEqual &- ones) & ~zeroWhereEqual & highs
 }
 
 /// The value of an ASCII hex digit, either case; `nil` for any other byte.
@@ -122,15 +128,13 @@ package func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer
 }
 
 /// The offset of the first byte of `bytes` that is `a` or `b`, or `bytes.count` when there is
-/// none: eight bytes a step, by the bit trick of ``escapeFlags(_:)`` (whose lowest flag is exact).
+/// none: eight bytes a step, by ``flags(of:in:)`` (whose lowest flag is exact).
 package func firstOffset(of a: UInt8, or b: UInt8, in bytes: UnsafeRawBufferPointer) -> Int {
-    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
     var offset = 0
     while offset + 8 <= bytes.count {
         let text = word(at: offset, of: bytes)
-        let isA = text ^ (ones &* UInt64(a)), isB = text ^ (ones &* UInt64(b))
-        let flags = ((isA &- ones) & ~isA | (isB &- ones) & ~isB) & highs
-        if flags != 0 { return offset + flags.trailingZeroBitCount / 8 }
+        let found = flags(of: a, in: text) | flags(of: b, in: text)
+        if found != 0 { return offset + found.trailingZeroBitCount / 8 }
         offset += 8
     }
     while offset < bytes.count && bytes[offset] != a && bytes[offset] != b { offset += 1 }
