@@ -45,8 +45,10 @@ public final class BookmarkFeed {
         }
     }
 
-    /// The rows shown, newest first.
-    public private(set) var bookmarks: [IndexedBookmark] = []
+    /// The rows shown, newest first, each built from the index's row when it is read (see
+    /// `BookmarkRows`): a `ForEach` takes their identities from `BookmarkRows.keys` without
+    /// building them.
+    public private(set) var bookmarks: BookmarkRows = []
     /// Whether rows below the last one shown match the filter: what ``loadMore()`` would read.
     public private(set) var hasMore = false
     /// How many bookmarks matching the filter are above the first row shown (added by a sync

@@ -31,7 +31,7 @@ struct FeedWindow {
     /// How many rows the window holds: the first page, and a page more for each extend.
     var length = 0
     /// The rows from the top down at the last read, newest first.
-    var rows: [IndexedBookmark] = []
+    var rows: BookmarkRows = []
     /// Whether more rows below the window match the filter.
     var hasMore = false
 
@@ -47,7 +47,7 @@ struct FeedWindow {
     /// window holds. A window with nothing left from its top down starts at the top of the list.
     mutating func reread(in query: Query) {
         length = max(length, query.pageSize)
-        top = top.map { found($0, among: rows.map(\.key), in: query.state) }
+        top = top.map { found($0, among: rows.keys, in: query.state) }
         var page = query.state.bookmarks(in: query.list, matching: query.filter, after: top.map { Self.justAbove($0.place) }, limit: length)
         if page.bookmarks.isEmpty, top != nil {
             top = nil

@@ -148,7 +148,7 @@ func runList(_ arguments: ParsedArguments) async throws {
     let store = try await StoreLocation.openExisting(arguments, readOnly: true)
     let bookmarks = sort == .bookmarkOrder
         ? await store.bookmarks(in: restrict, matching: filter, limit: limit)
-        : await store.bookmarks(in: restrict, matching: filter, sortedBy: sort, after: nil, limit: limit).bookmarks
+        : Array(await store.bookmarks(in: restrict, matching: filter, sortedBy: sort, after: nil, limit: limit).bookmarks)
     let total = await store.count(in: restrict, matching: filter)
     try await store.close()
     if arguments.flag("json") {

@@ -31,6 +31,6 @@ func row(
     )
 }
 
-extension Array where Element == IndexedBookmark {
+extension Sequence<IndexedBookmark> {
     var ids: [Int] { map(\.illust.id) }
 }

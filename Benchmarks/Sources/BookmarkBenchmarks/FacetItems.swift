@@ -13,8 +13,29 @@ struct FacetItems {
     private struct Query {
         var name: String
         var note: String
-        var ours: () async -> [String]
-        var sqlite: () throws -> [String]
+        var ours: () async -> Answer
+        var sqlite: () throws -> Answer
+    }
+
+    /// What an item returns: the rows' illust IDs (or the counts of its artists), or its tags
+    /// as text. Both sides return the numbers they read, so that neither pays for formatting.
+    private enum Answer: Equatable {
+        case numbers([Int])
+        case texts([String])
+
+        var count: Int {
+            switch self {
+            case .numbers(let numbers): numbers.count
+            case .texts(let texts): texts.count
+            }
+        }
+
+        var start: String {
+            switch self {
+            case .numbers(let numbers): "\(numbers.prefix(5))"
+            case .texts(let texts): "\(texts.prefix(5))"
+            }
+        }
     }
 
     func run(store: BookmarksIndexStore, peer: SQLitePeer, wants: (String) -> Bool) async throws -> [ItemResult] {
@@ -30,36 +51,36 @@ struct FacetItems {
         let queries = [
             Query(
                 name: "filter_ai_excluded", note: "first 100 not AI-generated",
-                ours: { await store.bookmarks(in: .public, matching: BookmarkFilter(ai: .excludingAI), limit: 100).ids },
-                sqlite: { try peer.bookmarksExcludingAI(restrict: .public, limit: 100).map(String.init) }
+                ours: { .numbers(await store.bookmarks(in: .public, matching: BookmarkFilter(ai: .excludingAI), after: nil, limit: 100).bookmarks.ids) },
+                sqlite: { .numbers(try peer.bookmarksExcludingAI(restrict: .public, limit: 100)) }
             ),
             Query(
                 name: "filter_combined", note: "first 100 with tags #2 and #5, AI and R-18 excluded, illusts only",
-                ours: { await store.bookmarks(in: .public, matching: combined, limit: 100).ids },
-                sqlite: { try peer.bookmarksCombined(restrict: .public, allOf: common.0, common.1, limit: 100).map(String.init) }
+                ours: { .numbers(await store.bookmarks(in: .public, matching: combined, after: nil, limit: 100).bookmarks.ids) },
+                sqlite: { .numbers(try peer.bookmarksCombined(restrict: .public, allOf: common.0, common.1, limit: 100)) }
             ),
             Query(
                 name: "sort_popular_first_page", note: "first 30 of the list by total bookmarks",
-                ours: { await store.bookmarks(in: .public, sortedBy: .popularity, after: nil, limit: 30).bookmarks.ids },
-                sqlite: { try peer.popular(restrict: .public, limit: 30).map(String.init) }
+                ours: { .numbers(await store.bookmarks(in: .public, sortedBy: .popularity, after: nil, limit: 30).bookmarks.ids) },
+                sqlite: { .numbers(try peer.popular(restrict: .public, limit: 30)) }
             ),
             Query(
                 name: "sort_popular_filtered", note: "first 30 with tags #50 and #60 by total bookmarks",
                 ours: {
-                    await store.bookmarks(in: .public, matching: BookmarkFilter(allOf: [tags.middle.0, tags.middle.1]), sortedBy: .popularity, after: nil, limit: 30).bookmarks.ids
+                    .numbers(await store.bookmarks(in: .public, matching: BookmarkFilter(allOf: [tags.middle.0, tags.middle.1]), sortedBy: .popularity, after: nil, limit: 30).bookmarks.ids)
                 },
-                sqlite: { try peer.popular(restrict: .public, allOf: tags.middle.0, tags.middle.1, limit: 30).map(String.init) }
+                sqlite: { .numbers(try peer.popular(restrict: .public, allOf: tags.middle.0, tags.middle.1, limit: 30)) }
             ),
             Query(
                 // Artists tied in count may come in another order: the counts are compared.
                 name: "artist_facet", note: "top 50 artists of the list",
-                ours: { await store.topArtists(in: .public, limit: 50).map { String($0.count) } },
-                sqlite: { try peer.topArtistCounts(restrict: .public, limit: 50).map(String.init) }
+                ours: { .numbers(await store.topArtists(in: .public, limit: 50).map(\.count)) },
+                sqlite: { .numbers(try peer.topArtistCounts(restrict: .public, limit: 50)) }
             ),
             Query(
                 name: "tag_search", note: "tags containing \"\(prefix)\", those beginning with it first, top 10",
-                ours: { await store.searchTags(prefix, in: .public, limit: 10).map { "\($0.name) \($0.count)" } },
-                sqlite: { try peer.searchTags(restrict: .public, text: prefix, limit: 10) }
+                ours: { .texts(await store.searchTags(prefix, in: .public, limit: 10).map { "\($0.name) \($0.count)" }) },
+                sqlite: { .texts(try peer.searchTags(restrict: .public, text: prefix, limit: 10)) }
             ),
         ]
         // A smoke run's few bookmarks may leave a query nothing to return; a real run's may not.
@@ -68,8 +89,8 @@ struct FacetItems {
         for query in queries where wants(query.name) {
             let answer = await query.ours()
             let sqliteAnswer = try query.sqlite()
-            guard answer == sqliteAnswer, !answer.isEmpty || !needsRows else {
-                throw HarnessError("\(query.name): the index answered \(answer.prefix(5))… (\(answer.count)), SQLite \(sqliteAnswer.prefix(5))… (\(sqliteAnswer.count))")
+            guard answer == sqliteAnswer, answer.count > 0 || !needsRows else {
+                throw HarnessError("\(query.name): the index answered \(answer.start)… (\(answer.count)), SQLite \(sqliteAnswer.start)… (\(sqliteAnswer.count))")
             }
             let figure = await sampling.measure { await elapsedMilliseconds { blackHole(await query.ours()) } }
             let sqliteFigure = try sampling.measure { try elapsedMilliseconds { blackHole(try query.sqlite()) } }
@@ -83,7 +104,9 @@ struct FacetItems {
     }
 }
 
-extension [IndexedBookmark] {
-    /// The illust IDs, as text: what the items compare.
-    var ids: [String] { map { String($0.illust.id) } }
+extension BookmarkRows {
+    /// The illust IDs: what the items compare. Read from the page's rows without building its
+    /// bookmarks, as a screen takes its rows' identities; SQLite's side reads each row's
+    /// columns without making strings of them.
+    var ids: [Int] { keys.map(\.illustID) }
 }

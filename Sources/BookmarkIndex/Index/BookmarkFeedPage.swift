@@ -1,8 +1,9 @@
 /// One page of a list read by cursor: its bookmarks, in the order they were read, and where to
 /// go on from.
 public struct BookmarkFeedPage: Sendable, Hashable {
-    /// The bookmarks, in the page's ``sort``: newest first in bookmark order.
-    public var bookmarks: [IndexedBookmark]
+    /// The bookmarks, in the page's ``sort``: newest first in bookmark order. Each is built from
+    /// the index's row when it is read (see ``BookmarkRows``).
+    public var bookmarks: BookmarkRows
     /// Whether the list has more matching rows past this page in the direction it was read:
     /// below it for a page read `after:` a cursor, above it for one read `before:`.
     public var hasMore: Bool
@@ -10,7 +11,7 @@ public struct BookmarkFeedPage: Sendable, Hashable {
     public var sort: BookmarkSort
 
     /// Creates a page.
-    public init(bookmarks: [IndexedBookmark], hasMore: Bool, sort: BookmarkSort = .bookmarkOrder) {
+    public init(bookmarks: BookmarkRows, hasMore: Bool, sort: BookmarkSort = .bookmarkOrder) {
         self.bookmarks = bookmarks
         self.hasMore = hasMore
         self.sort = sort

@@ -25,32 +25,36 @@ extension BookmarkIndexState {
         precondition(cursor.map { $0.sort == .bookmarkOrder } ?? true, "a cursor of a sorted feed was passed for bookmark order")
         var plan = queryPlan(in: restrict, matching: filter)
         // One row more than asked says whether there are more.
-        guard let rows = firstMatches(limit + 1, of: &plan, after: cursor) else {
+        guard let slots = firstMatches(limit + 1, of: &plan, after: cursor) else {
             // Candidates are tested one by one and the newest kept, as a sorted feed's rows are.
             return page(in: restrict, plan: plan, sortedBy: .bookmarkOrder, after: cursor, limit: limit)
         }
-        return BookmarkFeedPage(bookmarks: rows.prefix(limit).map { materialize($0, in: restrict) }, hasMore: rows.count > limit)
+        return BookmarkFeedPage(bookmarks: rows(atSlots: Array(slots.prefix(limit)), in: restrict), hasMore: slots.count > limit)
     }
 
-    /// The first `wanted` rows `plan` matches below `cursor` (all of them for `nil`), newest
-    /// first, by walking the list in order; `nil` when the plan's candidates are better tested
-    /// one by one (see ``QueryPlan/walkBudget(forFirst:)``), or the walk used its budget up.
-    func firstMatches(_ wanted: Int?, of plan: inout QueryPlan, after cursor: BookmarkCursor?) -> [ListIndex.Row]? {
+    /// The slots of the first `wanted` rows `plan` matches below `cursor` (all of them for
+    /// `nil`), newest first, by walking the list in order; `nil` when the plan's candidates are
+    /// better tested one by one (see ``QueryPlan/walkBudget(forFirst:)``), or the walk used its
+    /// budget up.
+    func firstMatches(_ wanted: Int?, of plan: inout QueryPlan, after cursor: BookmarkCursor?) -> [Int32]? {
         var budget = Int.max
         if plan.candidates != nil {
             guard let bound = plan.walkBudget(forFirst: wanted) else { return nil }
             budget = bound
             plan.prepareWalk()
         }
-        var rows: [ListIndex.Row] = []
+        var slots: [Int32] = []
+        slots.reserveCapacity(min(wanted ?? 0, 1_024))
         let tested = plan
-        let finished = plan.list.forEachNewestFirst(after: cursor, admitting: { tested.admits($0) }, budget: budget) { row, slot in
-            // The walk asked `admits` before it read the row.
-            guard tested.matchesRow(row, slot: slot) else { return true }
-            rows.append(row)
-            return wanted.map { rows.count < $0 } ?? true
+        let finished = withList(plan.restrict) { list in
+            list.forEachNewestFirst(after: cursor, admitting: { tested.admits($0) }, budget: budget) { row, slot in
+                // The walk asked `admits` before it read the row.
+                guard tested.matchesRow(row, slot: slot) else { return true }
+                slots.append(slot)
+                return wanted.map { slots.count < $0 } ?? true
+            }
         }
-        return finished ? rows : nil
+        return finished ? slots : nil
     }
 
     /// The bookmarks of `restrict`'s list that match `filter` and come before `cursor` (above
@@ -93,6 +97,6 @@ extension BookmarkIndexState {
             }
         }
         let kept = limit.map { rows.prefix($0) } ?? rows[...]
-        return BookmarkFeedPage(bookmarks: kept.reversed().map { materialize($0, in: restrict) }, hasMore: rows.count > kept.count)
+        return BookmarkFeedPage(bookmarks: self.rows(kept.reversed(), in: restrict), hasMore: rows.count > kept.count)
     }
 }

@@ -59,8 +59,8 @@ extension BookmarkIndexState {
         var plan = queryPlan(in: restrict, matching: filter)
         let wanted = limit.map { offset + $0 }
         if wanted == 0 { return [] }
-        if let rows = firstMatches(wanted, of: &plan, after: nil) {
-            return rows.dropFirst(offset).map { materialize($0, in: restrict) }
+        if let slots = firstMatches(wanted, of: &plan, after: nil) {
+            return slots.dropFirst(offset).map { materialize(list.slots[Int($0)], in: restrict) }
         }
         // Each candidate's place is compared in place, and only one that makes the cut read.
         let (slots, _) = nearest(plan: plan, sortedBy: .bookmarkOrder, beyond: nil, above: false, limit: wanted)

@@ -66,15 +66,13 @@ extension BookmarkIndexState {
     /// with candidates to test, read.
     func page(in restrict: Restrict, plan: QueryPlan, sortedBy sort: BookmarkSort, after cursor: BookmarkCursor?, limit: Int) -> BookmarkFeedPage {
         let (slots, hasMore) = nearest(plan: plan, sortedBy: sort, beyond: cursor?.rank, above: false, limit: limit)
-        let list = lists[restrict.listIndex]
-        return BookmarkFeedPage(bookmarks: slots.map { materialize(list.slots[Int($0)], in: restrict) }, hasMore: hasMore, sort: sort)
+        return BookmarkFeedPage(bookmarks: rows(atSlots: slots, in: restrict), hasMore: hasMore, sort: sort)
     }
 
     /// The `limit` rows `plan` matches nearest above `cursor` in `sort`, in `sort`.
     func page(in restrict: Restrict, plan: QueryPlan, sortedBy sort: BookmarkSort, above cursor: BookmarkCursor, limit: Int?) -> BookmarkFeedPage {
         let (slots, hasMore) = nearest(plan: plan, sortedBy: sort, beyond: cursor.rank.flipped, above: true, limit: limit)
-        let list = lists[restrict.listIndex]
-        return BookmarkFeedPage(bookmarks: slots.reversed().map { materialize(list.slots[Int($0)], in: restrict) }, hasMore: hasMore, sort: sort)
+        return BookmarkFeedPage(bookmarks: rows(atSlots: slots.reversed(), in: restrict), hasMore: hasMore, sort: sort)
     }
 
     /// The slots of the first `limit` matches past `bound` (all when `limit` is `nil`), nearest
@@ -83,8 +81,7 @@ extension BookmarkIndexState {
     /// first). Each row's place is read where it lies, and most rows are turned down by one
     /// comparison with the last kept before the rest of the row is tested.
     func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
-        let list = plan.list
-        if !above, let limit, plan.candidates == nil, let leaders = list.leaders.leaders(of: sort),
+        if !above, let limit, plan.candidates == nil, let leaders = withList(plan.restrict, { $0.leaders.leaders(of: sort) }),
            let found = first(limit + 1, of: leaders, below: bound, matching: plan) {
             return (Array(found.prefix(limit)), found.count > limit)
         }
@@ -92,7 +89,7 @@ extension BookmarkIndexState {
         // One row more than asked says whether there are more; kept largest rank first.
         let wanted = limit.map { $0 + 1 }
         var kept = BoundedSelection<(rank: SortRank, slot: Int32)>(limit: wanted) { $1.rank < $0.rank }
-        list.slots.withUnsafeBufferPointer { rows in
+        plan.rows.withUnsafeBufferPointer { rows in
             plan.forEachAdmittedSlot { slot in
                 // The row is read for its place, and for the rest of the filter only if it makes the cut.
                 #if DEBUG
@@ -120,7 +117,7 @@ extension BookmarkIndexState {
     private func first(_ wanted: Int, of leaders: SortLeaders.Leaders, below bound: SortRank?, matching plan: QueryPlan) -> [Int32]? {
         var found: [Int32] = []
         let readsRows = plan.readsRows
-        plan.list.slots.withUnsafeBufferPointer { rows in
+        plan.rows.withUnsafeBufferPointer { rows in
             for entry in leaders.entries[leaders.start(below: bound)...] where plan.admits(entry.slot) {
                 if readsRows {
                     #if DEBUG

@@ -151,6 +151,11 @@ struct FacetColumns: Sendable {
 extension ListIndex {
     /// The row's kind.
     func type(of row: Row) -> IllustType {
+        Self.type(of: row, in: text)
+    }
+
+    /// The kind of `row`, whose texts are in `text` (its list's arena).
+    static func type(of row: Row, in text: [UInt8]) -> IllustType {
         let offset = row.textStart + Int(row.titleLength) + Int(row.artistNameLength) + Int(row.thumbnailLength)
         return text.withUnsafeBufferPointer { IllustType(utf8: UnsafeBufferPointer(rebasing: $0[offset..<offset + Int(row.typeLength)])) }
     }

@@ -13,6 +13,14 @@ extension ListIndex {
 
     /// Calls `body` with the UTF-8 bytes of the row's title and artist name, without copying them.
     func withTexts<Result>(of row: Row, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        Self.withTexts(of: row, in: text, body)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of the title and artist name of `row`, whose texts are
+    /// in `text` (its list's arena).
+    static func withTexts<Result>(
+        of row: Row, in text: [UInt8], _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         text.withUnsafeBufferPointer { text in
             let titleEnd = row.textStart + Int(row.titleLength)
             return body(
@@ -23,31 +31,41 @@ extension ListIndex {
     }
 
     /// The row as a caller sees it, with `tags` (the table's refs) put back.
-    ///
-    /// What every query pays per row returned, so it reads the text arena once, gives Pixiv's
-    /// three kinds their shared values without decoding them, and fills the tags in place.
-    func bookmark(_ row: Row, restrict: Restrict, tags refs: [ArtworkTag]) -> IndexedBookmark {
-        let (title, artistName, thumbnail, type) = text.withUnsafeBufferPointer { text in
-            var offset = row.textStart
-            func next(_ length: UInt32) -> UnsafeBufferPointer<UInt8> {
-                defer { offset += Int(length) }
-                return UnsafeBufferPointer(rebasing: text[offset..<offset + Int(length)])
+    func bookmark(_ row: Row, restrict: Restrict, tags refs: ChunkedArray<ArtworkTag>) -> IndexedBookmark {
+        text.withUnsafeBufferPointer { text in
+            tagRefs.withUnsafeBufferPointer { tagRefs in
+                Self.bookmark(row, restrict: restrict, text: text, tagRefs: tagRefs, refs: refs)
             }
-            let title = String(decoding: next(row.titleLength), as: UTF8.self)
-            let artistName = String(decoding: next(row.artistNameLength), as: UTF8.self)
-            let thumbnailBytes = next(row.thumbnailLength)
-            let thumbnail = row.hasThumbnail ? ThumbnailCode.decode(thumbnailBytes, illustID: row.illustID) : nil
-            return (title, artistName, thumbnail, IllustType(utf8: next(row.typeLength)))
         }
-        let tags = tagRefs.withUnsafeBufferPointer { tagRefs in
-            refs.withUnsafeBufferPointer { refs in
-                Array(unsafeUninitializedCapacity: Int(row.tagCount)) { buffer, count in
-                    for (index, ref) in tagRefs[row.tagRange].enumerated() {
-                        (buffer.baseAddress! + index).initialize(to: refs[Int(ref)])
-                    }
-                    count = Int(row.tagCount)
-                }
+    }
+
+    /// `row` as a caller sees it, its texts read from `text` and its tags from `tagRefs` (the
+    /// list's arenas or a page's copy of them), with `refs` (the table's) put back.
+    ///
+    /// What every row read pays, so it reads the text once, gives Pixiv's three kinds their
+    /// shared values without decoding them, and fills the tags in place.
+    static func bookmark(
+        _ row: Row,
+        restrict: Restrict,
+        text: UnsafeBufferPointer<UInt8>,
+        tagRefs: UnsafeBufferPointer<TagRefID>,
+        refs: ChunkedArray<ArtworkTag>
+    ) -> IndexedBookmark {
+        var offset = row.textStart
+        func next(_ length: UInt32) -> UnsafeBufferPointer<UInt8> {
+            defer { offset += Int(length) }
+            return UnsafeBufferPointer(rebasing: text[offset..<offset + Int(length)])
+        }
+        let title = String(decoding: next(row.titleLength), as: UTF8.self)
+        let artistName = String(decoding: next(row.artistNameLength), as: UTF8.self)
+        let thumbnailBytes = next(row.thumbnailLength)
+        let thumbnail = row.hasThumbnail ? ThumbnailCode.decode(thumbnailBytes, illustID: row.illustID) : nil
+        let type = IllustType(utf8: next(row.typeLength))
+        let tags = Array(unsafeUninitializedCapacity: Int(row.tagCount)) { buffer, count in
+            for (index, ref) in tagRefs[row.tagRange].enumerated() {
+                (buffer.baseAddress! + index).initialize(to: refs[Int(ref)])
             }
+            count = Int(row.tagCount)
         }
         let illust = BookmarkedIllustSnapshot(
             id: row.illustID,

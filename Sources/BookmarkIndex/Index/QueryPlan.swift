@@ -3,7 +3,7 @@ import Foundation
 extension BookmarkIndexState {
     /// How `filter` would be evaluated against `restrict`'s list.
     func queryPlan(in restrict: Restrict, matching filter: BookmarkFilter) -> QueryPlan {
-        QueryPlan(filter: filter, tags: tags, list: lists[restrict.listIndex])
+        withList(restrict) { QueryPlan(filter: filter, tags: tags, list: $0, restrict: restrict) }
     }
 }
 
@@ -29,8 +29,14 @@ struct QueryPlan {
     var candidatesMatchRequired = false
     /// The candidates are exactly the rows that carry one of the words of ``anyOf``.
     var candidatesMatchAnyOf = false
-    /// The list, for the text of the rows a text filter reads and for its columns.
-    var list: ListIndex
+    /// Whose list the plan tests, in the state that made it.
+    let restrict: Restrict
+    /// The list's rows by slot and its text arena, for the rows a filter reads (their kinds
+    /// and texts); the list itself is not kept, so that making a plan copies three arrays'
+    /// references, not every buffer of the list.
+    let rows: [ListIndex.Row]
+    private let rowText: [UInt8]
+    private let listCount: Int
     /// The slots to test, or `nil` to walk the whole list in order. A page that wants the first
     /// few may walk the list anyway, telling candidates by their bits
     /// (see ``walkBudget(forFirst:)``).
@@ -55,8 +61,11 @@ struct QueryPlan {
     private var createDate: Range<Double>?
     private var firstIndexedAt: Range<Double>?
 
-    init(filter: BookmarkFilter, tags: TagTable, list: ListIndex) {
-        self.list = list
+    init(filter: BookmarkFilter, tags: TagTable, list: ListIndex, restrict: Restrict) {
+        self.restrict = restrict
+        rows = list.slots
+        rowText = list.text
+        listCount = list.count
         attributes = list.columns.attributes
         artistOfSlot = list.columns.artistOfSlot
         text = filter.text.flatMap(TextMatcher.init)
@@ -117,7 +126,7 @@ struct QueryPlan {
     func walkBudget(forFirst wanted: Int?) -> Int? {
         guard let wanted, let candidates, !candidatesMatchText else { return nil }
         let count = candidates.count
-        guard count > 0, 3 * Double(count) * Double(count) >= Double(wanted) * Double(list.count) else { return nil }
+        guard count > 0, 3 * Double(count) * Double(count) >= Double(wanted) * Double(listCount) else { return nil }
         return 6 * count
     }
 
@@ -131,27 +140,37 @@ struct QueryPlan {
     }
 
     /// The table ``admits(_:)`` reads: for each attribute byte, whether `filter` admits it.
+    ///
+    /// Each part of the byte (visibility, AI kind, rating, kind) is decided once per code, as a
+    /// bit of a mask, and each byte's entry is those bits together: what every query pays
+    /// before it reads a row, so it is a few dozen operations, not a filter's test per byte.
     private static func attributeTable(_ filter: BookmarkFilter) -> [Bool] {
         typealias Attributes = FacetColumns.Attributes
-        return (0...255).map { value in
-            let byte = UInt8(value)
-            guard byte & Attributes.live != 0, filter.visibility.includes(isVisible: Attributes.isVisible(byte)) else { return false }
-            let ai = Attributes.aiCode(byte)
-            guard ai < 3, filter.ai.includes(Attributes.aiKinds[Int(ai)]) else { return false }
-            let rating = Attributes.ratingCode(byte)
-            if !filter.ageRatings.isEmpty {
-                guard rating != Attributes.otherRating, filter.ageRatings.contains(Attributes.ratings[Int(rating)]) else { return false }
+        func mask(_ admits: (Int) -> Bool) -> UInt8 {
+            (0..<4).reduce(0) { mask, code in admits(code) ? mask | 1 << code : mask }
+        }
+        // Bit 0: visible, bit 1: vanished.
+        let visibility = mask { $0 < 2 && filter.visibility.includes(isVisible: $0 == 0) }
+        let ai = mask { $0 < Attributes.aiKinds.count && filter.ai.includes(Attributes.aiKinds[$0]) }
+        let rating = filter.ageRatings.isEmpty
+            ? 0xF : mask { UInt8($0) != Attributes.otherRating && filter.ageRatings.contains(Attributes.ratings[$0]) }
+        // A kind none of Pixiv's three is checked against the row's own, if the filter names
+        // such a kind at all.
+        let type = filter.types.isEmpty ? 0xF : mask { code in
+            UInt8(code) == Attributes.otherType
+                ? filter.types.contains { Attributes.typeCode(of: $0) == Attributes.otherType }
+                : filter.types.contains(Attributes.types[code])
+        }
+        return Array(unsafeUninitializedCapacity: 256) { table, count in
+            for value in 0..<256 {
+                let byte = UInt8(value)
+                let vanished = byte & Attributes.vanished == 0 ? 0 : 1
+                let admits = byte & Attributes.live != 0
+                    && (visibility >> vanished) & (ai >> Attributes.aiCode(byte)) & (rating >> Attributes.ratingCode(byte))
+                        & (type >> Attributes.typeCode(byte)) & 1 != 0
+                table.initializeElement(at: value, to: admits)
             }
-            let type = Attributes.typeCode(byte)
-            if !filter.types.isEmpty {
-                // A kind none of Pixiv's three is checked against the row's own, if the filter
-                // names such a kind at all.
-                let admitsType = type == Attributes.otherType
-                    ? filter.types.contains { Attributes.typeCode(of: $0) == Attributes.otherType }
-                    : filter.types.contains(Attributes.types[Int(type)])
-                guard admitsType else { return false }
-            }
-            return true
+            count = 256
         }
     }
 
@@ -159,8 +178,8 @@ struct QueryPlan {
     private func artistSlots() -> [Int32] {
         guard let admitsArtist, admitsArtist.contains(true) else { return [] }
         var slots: [Int32] = []
-        list.columns.artistOfSlot.withUnsafeBufferPointer { artists in
-            list.columns.attributes.withUnsafeBufferPointer { attributes in
+        artistOfSlot.withUnsafeBufferPointer { artists in
+            attributes.withUnsafeBufferPointer { attributes in
                 for slot in artists.indices where attributes[slot] != 0 && admitsArtist[Int(artists[slot])] {
                     slots.append(Int32(slot))
                 }
@@ -281,14 +300,14 @@ struct QueryPlan {
         if let createDate, !createDate.contains(row.createDate) { return false }
         if let firstIndexedAt, !firstIndexedAt.contains(row.firstIndexedAt) { return false }
         if let otherTypes, FacetColumns.Attributes.typeCode(attributes[Int(slot)]) == FacetColumns.Attributes.otherType,
-           !otherTypes.contains(list.type(of: row)) { return false }
+           !otherTypes.contains(ListIndex.type(of: row, in: rowText)) { return false }
         if !candidatesMatchRequired {
             for word in required where !word.contains(where: { $0.contains(slot) }) { return false }
         }
         if !candidatesMatchAnyOf && !anyOf.isEmpty && !anyOf.contains(where: { $0.contains(slot) }) { return false }
         if excluded.contains(where: { $0.contains(slot) }) { return false }
         if let text, !candidatesMatchText {
-            return list.withTexts(of: row) { title, artistName in text.matches(title) || text.matches(artistName) }
+            return ListIndex.withTexts(of: row, in: rowText) { title, artistName in text.matches(title) || text.matches(artistName) }
         }
         return true
     }
@@ -329,7 +348,7 @@ struct QueryPlan {
     @inline(__always)
     func forEachMatchingSlot(_ body: (Int32) -> Void) {
         guard readsRows else { return forEachAdmittedSlot(body) }
-        list.slots.withUnsafeBufferPointer { rows in
+        self.rows.withUnsafeBufferPointer { rows in
             forEachAdmittedSlot { slot in
                 #if DEBUG
                 QueryReads.current?.readRow()
@@ -341,7 +360,7 @@ struct QueryPlan {
 
     /// Calls `body` with each row that matches and its slot, in no given order.
     func forEachMatch(_ body: (ListIndex.Row, Int32) -> Void) {
-        list.slots.withUnsafeBufferPointer { rows in
+        self.rows.withUnsafeBufferPointer { rows in
             forEachAdmittedSlot { slot in
                 #if DEBUG
                 QueryReads.current?.readRow()

@@ -18,8 +18,9 @@ struct TagTable: Sendable {
     private(set) var names: [String] = []
     /// The pairs of each name, by ``TagID``: what a histogram picks a name's translation from.
     private(set) var refsOfName: [[TagRefID]] = []
-    /// Every interned (name, translation) pair, by ``TagRefID``.
-    private(set) var refs: [ArtworkTag] = []
+    /// Every interned (name, translation) pair, by ``TagRefID``; in chunks, so that the pages a
+    /// query hands out can hold it while interning goes on (see ``ChunkedArray``).
+    private(set) var refs = ChunkedArray<ArtworkTag>()
     /// The name of each pair, by ``TagRefID``.
     private(set) var nameOfRef: [TagID] = []
     private var idByName: [UTF8Key: TagID] = [:]
@@ -145,7 +146,7 @@ struct UTF8Key: Hashable, Sendable {
 extension TagTable {
     /// The table that interning `refs` in order builds, with each ref keeping its position as
     /// its ``TagRefID``; `nil` when `refs` holds a pair twice (so positions would shift).
-    init?(refs: [ArtworkTag]) {
+    init?(refs: some Sequence<ArtworkTag>) {
         self.init()
         for (index, ref) in refs.enumerated() where intern(ref) != TagRefID(index) {
             return nil

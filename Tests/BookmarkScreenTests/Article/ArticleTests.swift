@@ -44,7 +44,7 @@ struct ArticleTests {
         model.applyTags()
         #expect(!model.isShowingTagSheet)
         let tagged = await harness.store.bookmarks(in: .public, matching: BookmarkFilter(allOf: [tag.name]), limit: 60)
-        await settle { model.feed.bookmarks == tagged }
+        await settle { Array(model.feed.bookmarks) == tagged }
         #expect(model.feed.matchingCount == tag.count)
 
         // Unbookmark a row: gone from the feed at once, and from Pixiv once the POST went.

@@ -6,7 +6,7 @@ import Foundation
 extension IndexCheckpoint {
     /// The tag table: each pair's name, then 1 and its translation or 0, strings as a 4-byte
     /// length and their UTF-8.
-    static func encodeTags(_ refs: [ArtworkTag]) -> [UInt8] {
+    static func encodeTags(_ refs: some Collection<ArtworkTag>) -> [UInt8] {
         var bytes: [UInt8] = []
         func append(_ string: String) {
             var string = string

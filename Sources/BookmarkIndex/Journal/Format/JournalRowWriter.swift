@@ -23,7 +23,7 @@ struct JournalRowWriter: Sendable {
         /// Where each ref's bytes are: ref `i`'s are `offsets[i]..<offsets[i + 1]`.
         fileprivate var offsets: [Int] = [0]
 
-        init(_ refs: [ArtworkTag]) {
+        init(_ refs: some Collection<ArtworkTag>) {
             var writer = JSONWriter(capacity: 32 * refs.count)
             offsets.reserveCapacity(refs.count + 1)
             for ref in refs {
