@@ -4,10 +4,10 @@
 /// A page read from the index (``BookmarkFeedPage/bookmarks``) holds its rows as the index keeps
 /// them: a fixed-size record each, with the bytes of their titles, artist names and thumbnail
 /// URLs and the numbers of their tags copied out when the page was read. Reading a page is then
-/// finding its rows and copying them, about a tenth of a microsecond a row, and each bookmark
-/// costs its strings and tag array only when it is read (about half a microsecond): a screen
-/// builds the rows it shows, and a feed that holds thousands of rows keeps about a third of
-/// the memory that many `IndexedBookmark` values would take.
+/// finding its rows and copying them, and each bookmark costs its strings and tag array (about
+/// half a microsecond) only when it is read: a screen builds the rows it shows, and a feed that
+/// holds thousands of rows keeps a few hundred bytes a row rather than that many values with
+/// their strings and arrays.
 ///
 /// The page is a value, as of its read: later writes to the store never change it, and holding
 /// it never makes them copy the index (it shares only the tag table's pairs, which grow in
