@@ -32,8 +32,8 @@ struct QueryPlan {
     /// Whose list the plan tests, in the state that made it.
     let restrict: Restrict
     /// The list's rows by slot and its text arena, for the rows a filter reads (their kinds
-    /// and texts); the list itself is not kept, so that making a plan copies three arrays'
-    /// references, not every buffer of the list.
+    /// and texts); the list itself is not kept, so that making a plan retains the few arrays it
+    /// reads, not every buffer of the list.
     let rows: [ListIndex.Row]
     private let rowText: [UInt8]
     private let listCount: Int
