@@ -46,13 +46,11 @@ extension BookmarkIndexState {
         var slots: [Int32] = []
         slots.reserveCapacity(min(wanted ?? 0, 1_024))
         let tested = plan
-        let finished = withList(plan.restrict) { list in
-            list.forEachNewestFirst(after: cursor, admitting: { tested.admits($0) }, budget: budget) { row, slot in
-                // The walk asked `admits` before it read the row.
-                guard tested.matchesRow(row, slot: slot) else { return true }
-                slots.append(slot)
-                return wanted.map { slots.count < $0 } ?? true
-            }
+        let finished = lists[plan.restrict.listIndex].forEachNewestFirst(after: cursor, admitting: { tested.admits($0) }, budget: budget) { row, slot in
+            // The walk asked `admits` before it read the row.
+            guard tested.matchesRow(row, slot: slot) else { return true }
+            slots.append(slot)
+            return wanted.map { slots.count < $0 } ?? true
         }
         return finished ? slots : nil
     }

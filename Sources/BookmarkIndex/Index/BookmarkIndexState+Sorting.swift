@@ -81,7 +81,7 @@ extension BookmarkIndexState {
     /// first). Each row's place is read where it lies, and most rows are turned down by one
     /// comparison with the last kept before the rest of the row is tested.
     func nearest(plan: QueryPlan, sortedBy sort: BookmarkSort, beyond bound: SortRank?, above: Bool, limit: Int?) -> (slots: [Int32], hasMore: Bool) {
-        if !above, let limit, plan.candidates == nil, let leaders = withList(plan.restrict, { $0.leaders.leaders(of: sort) }),
+        if !above, let limit, plan.candidates == nil, let leaders = lists[plan.restrict.listIndex].leaders.leaders(of: sort),
            let found = first(limit + 1, of: leaders, below: bound, matching: plan) {
             return (Array(found.prefix(limit)), found.count > limit)
         }

@@ -105,27 +105,18 @@ extension BookmarkIndexState {
 
     /// The row of `restrict`'s list as a caller sees it.
     func materialize(_ row: ListIndex.Row, in restrict: Restrict) -> IndexedBookmark {
-        withList(restrict) { $0.bookmark(row, restrict: restrict, tags: tags.refs) }
+        lists[restrict.listIndex].bookmark(row, restrict: restrict, tags: tags.refs)
     }
 
     /// `rows` of `restrict`'s list as a page holds them: copied out, built when read.
     func rows(_ rows: some Collection<ListIndex.Row>, in restrict: Restrict) -> BookmarkRows {
-        withList(restrict) { BookmarkRows(rows, of: $0, restrict: restrict, refs: tags.refs) }
+        BookmarkRows(rows, of: lists[restrict.listIndex], restrict: restrict, refs: tags.refs)
     }
 
     /// The rows in `slots` of `restrict`'s list as a page holds them.
     func rows(atSlots slots: [Int32], in restrict: Restrict) -> BookmarkRows {
-        withList(restrict) { list in
-            let rows = list.slots.withUnsafeBufferPointer { rows in slots.map { rows[Int($0)] } }
-            return BookmarkRows(rows, of: list, restrict: restrict, refs: tags.refs)
-        }
-    }
-
-    /// Calls `body` with `restrict`'s list, lent from the array's buffer: reading an array's
-    /// element copies it, which for a list is a retain and a release of each of its buffers.
-    @inline(__always)
-    func withList<Result>(_ restrict: Restrict, _ body: (borrowing ListIndex) throws -> Result) rethrows -> Result {
-        try lists.withUnsafeBufferPointer { lists in try body(lists[restrict.listIndex]) }
+        let rows = lists[restrict.listIndex].slots.withUnsafeBufferPointer { rows in slots.map { rows[Int($0)] } }
+        return self.rows(rows, in: restrict)
     }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 extension BookmarkIndexState {
     /// How `filter` would be evaluated against `restrict`'s list.
     func queryPlan(in restrict: Restrict, matching filter: BookmarkFilter) -> QueryPlan {
-        withList(restrict) { QueryPlan(filter: filter, tags: tags, list: $0, restrict: restrict) }
+        QueryPlan(filter: filter, tags: tags, list: lists[restrict.listIndex], restrict: restrict)
     }
 }
 
