@@ -40,8 +40,10 @@ struct ChunkedArray<Element>: RandomAccessCollection {
 extension ChunkedArray: Sendable where Element: Sendable {}
 
 extension ResidentBytes {
-    /// A chunked array's buffers: its chunks' and the list of them. O(chunks).
+    /// A chunked array's buffers: the list of chunks, and each chunk's room for
+    /// ``ChunkedArray/chunkSize`` elements (made with it, so never read). O(1), as the other
+    /// estimates are.
     static func of<Element>(_ array: ChunkedArray<Element>) -> Int {
-        array.chunks.reduce(of(array.chunks)) { $0 + of($1) }
+        of(array.chunks) + array.chunks.count * (objectHeader + ChunkedArray<Element>.chunkSize * MemoryLayout<Element>.stride)
     }
 }
