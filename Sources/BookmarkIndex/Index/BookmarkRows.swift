@@ -100,7 +100,7 @@ extension BookmarkRows {
                 textCount += row.textLength
                 tagCount += Int(row.tagCount)
             }
-            self.text = Self.copy(textCount, from: list.text, rows, range: { $0.textStart..<$0.textStart + $0.textLength })
+            self.text = Self.copy(textCount, from: list.text, rows, range: \.textRange)
             self.tagRefs = Self.copy(tagCount, from: list.tagRefs, rows, range: \.tagRange)
             // Each row's bytes now lie where the ones before it end.
             var (textEnd, tagEnd) = (0, 0)

@@ -53,6 +53,8 @@ extension ListIndex {
         /// had seen it (a placeholder does not replace what the index knew).
         var hasContent: Bool { isVisible || hasVanishedAt }
         var textLength: Int { Int(titleLength) + Int(artistNameLength) + Int(thumbnailLength) + Int(typeLength) }
+        /// Where the row's texts are in ``text``, all four end to end.
+        var textRange: Range<Int> { textStart..<textStart + textLength }
         var tagRange: Range<Int> { tagStart..<tagStart + Int(tagCount) }
 
         /// How a row stores `reason`.
