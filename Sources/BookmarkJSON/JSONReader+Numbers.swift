@@ -28,7 +28,7 @@ extension JSONReader {
         guard digits == 1 || bytes[position - digits] != UInt8(ascii: "0") else {
             throw error("expected a number: JSON numbers have no leading zeros", at: start)
         }
-        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
+        if position < bytes.count, case let next = bytes[position], next == UInt8(ascii: ".") || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
             throw error("expected an integer, found a fraction", at: start)
         }
         return value

@@ -32,23 +32,9 @@ public struct BookmarkIndexState: Sendable {
     /// Complexity: O(t) per upsert or remove of a row with t tags, amortized; O(n) for
     /// ``BookmarkChange/removeAll(_:)`` of a list of n rows.
     public mutating func apply(_ changes: some Sequence<BookmarkChange>) {
-        for change in changes {
-            switch change {
-            case .upsert(let bookmark):
-                let refs = bookmark.illust.tags.map { tags.intern($0) }
-                lists[bookmark.restrict.listIndex].upsert(bookmark, tags: refs, nameOfRef: tags.nameOfRef)
-            case .remove(let key):
-                lists[key.restrict.listIndex].remove(illustID: key.illustID, nameOfRef: tags.nameOfRef)
-            case .removeAll(let restrict):
-                lists[restrict.listIndex].removeAll()
-            case .setMetadata(let metadata, let restrict):
-                metadataByList[restrict.listIndex] = metadata
-            }
-        }
-        for index in lists.indices {
-            lists[index].finishBatch()
-        }
-        revision &+= 1
+        let prepared = PreparedRows(changes)
+        var tagRefs: [TagRefID] = []
+        apply(prepared, changes: prepared.changes.indices, tagRefs: &tagRefs)
     }
 
     /// Applies one change.

@@ -46,6 +46,14 @@ struct FacetColumns: Sendable {
         static func aiCode(_ byte: UInt8) -> UInt8 { byte & 3 }
         static func isVisible(_ byte: UInt8) -> Bool { byte & vanished == 0 }
 
+        /// The code of the type whose raw value is `rawValue`'s bytes (see ``typeCode(of:)``).
+        static func typeCode(ofRawValue rawValue: UnsafeBufferPointer<UInt8>) -> UInt8 {
+            for (code, bytes) in typeRawValues.enumerated() where bytes.elementsEqual(rawValue) { return UInt8(code) }
+            return otherType
+        }
+
+        private static let typeRawValues = types.map { Array($0.rawValue.utf8) }
+
         /// The code of `type`: 0 illust, 1 manga, 2 ugoira, 3 any other.
         static func typeCode(of type: IllustType) -> UInt8 {
             switch type {

@@ -88,3 +88,31 @@ extension ListIndex {
         }()
     }
 }
+
+extension ListIndex.Row {
+    /// The row of `bookmark`, its tags (`tagCount` of them) and texts (a thumbnail code of
+    /// `thumbnailLength` bytes) still to be placed in the list's arenas. A visible work's row
+    /// has no vanished date, whatever `bookmark` carries.
+    init(_ bookmark: IndexedBookmark, tagCount: Int, thumbnailLength: Int) {
+        let illust = bookmark.illust
+        let vanishedAt = illust.isVisible ? nil : bookmark.vanishedAt
+        self.init(
+            illustID: illust.id, serverOrder: bookmark.serverOrder,
+            firstIndexedAt: bookmark.firstIndexedAt.timeIntervalSinceReferenceDate,
+            lastSeenAt: bookmark.lastSeenAt.timeIntervalSinceReferenceDate,
+            createDate: illust.createDate.timeIntervalSinceReferenceDate,
+            vanishedAt: vanishedAt?.timeIntervalSinceReferenceDate ?? 0,
+            artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, pageCount: illust.pageCount,
+            width: illust.width, height: illust.height, xRestrict: illust.xRestrict, aiType: illust.aiType,
+            textStart: 0, tagStart: 0,
+            titleLength: UInt32(illust.title.utf8.count),
+            artistNameLength: UInt32(illust.artistName.utf8.count),
+            thumbnailLength: UInt32(thumbnailLength),
+            typeLength: UInt32(illust.type.rawValue.utf8.count),
+            tagCount: UInt32(tagCount), orderStamp: 0,
+            flags: Self.isLiveFlag | (illust.thumbnailURL != nil ? Self.hasThumbnailFlag : 0) | (vanishedAt != nil ? Self.hasVanishedAtFlag : 0),
+            vanishReason: Self.reasonCode(illust.vanishReason),
+            totalView: UInt32(clamping: illust.totalView)
+        )
+    }
+}

@@ -46,6 +46,10 @@ struct ListIndex: Sendable {
     private(set) var columns = FacetColumns()
     /// The rows that lead each sort; see ``SortLeaders``.
     private(set) var leaders = SortLeaders()
+    /// Whether writes leave the tag index, the vanished rows' bookkeeping, the columns and the
+    /// sort leaders to be derived once at the end (``deriveIndexes(nameOfRef:nameCount:)``):
+    /// while a journal is read whole into an empty index.
+    var defersIndexes = false
 
     var count: Int { slotByIllust.count }
     /// The illust IDs of the rows, in no particular order.
@@ -86,43 +90,25 @@ struct ListIndex: Sendable {
 
     // MARK: Writing
 
-    /// Inserts or replaces the row of `bookmark.illust.id`, whose tags are interned as `tags`;
-    /// `nameOfRef` maps them to the names that are counted and indexed.
+    /// Inserts or replaces the row of `new.illustID`: `new` with its texts (`text`, the four end
+    /// to end as ``Row/textRange`` reads them) and its tags (`tags`, interned), its kind coded as
+    /// `typeCode`; `nameOfRef` maps the tags to the names that are counted and indexed. The
+    /// row's ``Row/textStart``, ``Row/tagStart`` and ``Row/orderStamp`` are placed here.
     ///
-    /// A placeholder (``BookmarkedIllustSnapshot/vanishReason`` set) for a row with content keeps
-    /// that content: only its order, when it was seen, its first-indexed date (the earlier
+    /// A placeholder (a row not visible and without ``Row/hasVanishedAt``) for a row with content
+    /// keeps that content: only its order, when it was seen, its first-indexed date (the earlier
     /// one) and the reason are taken, and the first such placeholder records when the work
-    /// vanished (its ``IndexedBookmark/vanishedAt``, else its ``IndexedBookmark/lastSeenAt``).
-    /// Anything else replaces the row; a visible work clears the vanished mark.
-    mutating func upsert(_ bookmark: IndexedBookmark, tags: [TagRefID], nameOfRef: [TagID]) {
-        let illust = bookmark.illust
-        if !illust.isVisible, let slot = slotByIllust.slot(of: illust.id, in: slots), slots[Int(slot)].hasContent {
-            keepContent(of: slot, under: bookmark, nameOfRef: nameOfRef)
+    /// vanished (its vanished date, else when it was seen). Anything else replaces the row; a
+    /// visible work clears the vanished mark.
+    mutating func upsert(_ new: Row, text strings: UnsafeBufferPointer<UInt8>, tags: ArraySlice<TagRefID>, typeCode: UInt8, nameOfRef: [TagID]) {
+        var row = new
+        if !row.isVisible, let slot = slotByIllust.slot(of: row.illustID, in: slots), slots[Int(slot)].hasContent {
+            keepContent(of: slot, under: row, nameOfRef: nameOfRef)
             return
         }
-        let vanishedAt = illust.isVisible ? nil : bookmark.vanishedAt
-        let thumbnail = illust.thumbnailURL.map { ThumbnailCode.encode($0, illustID: illust.id) } ?? []
-        var row = Row(
-            illustID: illust.id, serverOrder: bookmark.serverOrder,
-            firstIndexedAt: bookmark.firstIndexedAt.timeIntervalSinceReferenceDate,
-            lastSeenAt: bookmark.lastSeenAt.timeIntervalSinceReferenceDate,
-            createDate: illust.createDate.timeIntervalSinceReferenceDate,
-            vanishedAt: vanishedAt?.timeIntervalSinceReferenceDate ?? 0,
-            artistID: illust.artistID, totalBookmarks: illust.totalBookmarks, pageCount: illust.pageCount,
-            width: illust.width, height: illust.height, xRestrict: illust.xRestrict, aiType: illust.aiType,
-            textStart: 0, tagStart: 0,
-            titleLength: UInt32(illust.title.utf8.count),
-            artistNameLength: UInt32(illust.artistName.utf8.count),
-            thumbnailLength: UInt32(thumbnail.count),
-            typeLength: UInt32(illust.type.rawValue.utf8.count),
-            tagCount: UInt32(tags.count), orderStamp: 0,
-            flags: Row.isLiveFlag | (illust.thumbnailURL != nil ? Row.hasThumbnailFlag : 0) | (vanishedAt != nil ? Row.hasVanishedAtFlag : 0),
-            vanishReason: Row.reasonCode(illust.vanishReason),
-            totalView: UInt32(clamping: illust.totalView)
-        )
-        let strings = RowText(title: illust.title, artistName: illust.artistName, thumbnail: thumbnail, type: illust.type.rawValue)
+        row.flags |= Row.isLiveFlag
 
-        if let slot = slotByIllust.slot(of: illust.id, in: slots) {
+        if let slot = slotByIllust.slot(of: row.illustID, in: slots) {
             let old = slots[Int(slot)]
             row.firstIndexedAt = min(old.firstIndexedAt, row.firstIndexedAt)
             // A full walk mostly sees a row again unchanged: keep its text, tags and order entry.
@@ -145,12 +131,14 @@ struct ListIndex: Sendable {
                 garbageTags += Int(old.tagCount)
                 row.tagStart = tagRefs.count
                 tagRefs.append(contentsOf: tags)
-                indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
+                indexTags(tags, slot: slot, nameOfRef: nameOfRef)
             }
-            if !row.isVisible && !vanishedAsBefore { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
+            if !row.isVisible && !vanishedAsBefore { noteVanished(tags, slot: slot, nameOfRef: nameOfRef, by: 1) }
             slots[Int(slot)] = row
-            leaders.replace(old, with: row, at: slot)
-            columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
+            if !defersIndexes {
+                leaders.replace(old, with: row, at: slot)
+                columns.set(row, typeCode: typeCode, at: slot)
+            }
             return
         }
 
@@ -166,32 +154,36 @@ struct ListIndex: Sendable {
         tagRefs.append(contentsOf: tags)
         row.orderStamp = order.insert(order: row.serverOrder, slot: slot)
         slots[Int(slot)] = row
-        leaders.replace(nil, with: row, at: slot)
-        columns.set(row, typeCode: FacetColumns.Attributes.typeCode(of: illust.type), at: slot)
+        if !defersIndexes {
+            leaders.replace(nil, with: row, at: slot)
+            columns.set(row, typeCode: typeCode, at: slot)
+        }
         let held = slotByIllust.insert(slot, in: slots)
         assert(held == nil, "the row is new: its illust had no slot")
-        indexTags(tags[...], slot: slot, nameOfRef: nameOfRef)
-        if !row.isVisible { noteVanished(tags[...], slot: slot, nameOfRef: nameOfRef, by: 1) }
+        indexTags(tags, slot: slot, nameOfRef: nameOfRef)
+        if !row.isVisible { noteVanished(tags, slot: slot, nameOfRef: nameOfRef, by: 1) }
     }
 
-    /// A placeholder for the row in `slot`, which has content: keeps the content, takes the
-    /// rest from `bookmark` (see ``upsert(_:tags:nameOfRef:)``).
-    private mutating func keepContent(of slot: Int32, under bookmark: IndexedBookmark, nameOfRef: [TagID]) {
+    /// A placeholder, `new`, for the row in `slot`, which has content: keeps the content, takes
+    /// the rest from `new` (see ``upsert(_:text:tags:typeCode:nameOfRef:)``).
+    private mutating func keepContent(of slot: Int32, under new: Row, nameOfRef: [TagID]) {
         let old = slots[Int(slot)]
         var row = old
-        row.serverOrder = bookmark.serverOrder
-        row.firstIndexedAt = min(old.firstIndexedAt, bookmark.firstIndexedAt.timeIntervalSinceReferenceDate)
-        row.lastSeenAt = bookmark.lastSeenAt.timeIntervalSinceReferenceDate
-        row.vanishReason = Row.reasonCode(bookmark.illust.vanishReason)
+        row.serverOrder = new.serverOrder
+        row.firstIndexedAt = min(old.firstIndexedAt, new.firstIndexedAt)
+        row.lastSeenAt = new.lastSeenAt
+        row.vanishReason = new.vanishReason
         if !old.hasVanishedAt {
-            row.vanishedAt = (bookmark.vanishedAt ?? bookmark.lastSeenAt).timeIntervalSinceReferenceDate
+            row.vanishedAt = new.hasVanishedAt ? new.vanishedAt : new.lastSeenAt
             row.flags |= Row.hasVanishedAtFlag
         }
         if old.serverOrder != row.serverOrder { row.orderStamp = order.insert(order: row.serverOrder, slot: slot) }
         if old.isVisible { noteVanished(tagRefs[old.tagRange], slot: slot, nameOfRef: nameOfRef, by: 1) }
         slots[Int(slot)] = row
-        leaders.replace(old, with: row, at: slot)
-        columns.update(row, at: slot)
+        if !defersIndexes {
+            leaders.replace(old, with: row, at: slot)
+            columns.update(row, at: slot)
+        }
     }
 
     mutating func remove(illustID: Int, nameOfRef: [TagID]) {
@@ -202,13 +194,17 @@ struct ListIndex: Sendable {
         garbageText += old.textLength
         garbageTags += Int(old.tagCount)
         slots[Int(slot)].flags = 0
-        leaders.replace(old, with: nil, at: slot)
-        columns.clear(slot)
+        if !defersIndexes {
+            leaders.replace(old, with: nil, at: slot)
+            columns.clear(slot)
+        }
         freeSlots.append(slot)
     }
 
     mutating func removeAll() {
+        let defers = defersIndexes
         self = ListIndex(leaderCapacity: leaders.capacity)
+        defersIndexes = defers
     }
 
     /// An empty list; its sort leader sets are chosen with `leaderCapacity` rows.
@@ -248,7 +244,7 @@ struct ListIndex: Sendable {
         } tieBreak: { entry in
             slots[Int(entry.slot)].illustID
         }
-        leaders.refresh(rows: slots)
+        if !defersIndexes { leaders.refresh(rows: slots) }
         if garbageText > 4096 && garbageText > text.count / 2 { packText() }
         if garbageTags > 1024 && garbageTags > tagRefs.count / 2 { packTags() }
     }
@@ -296,6 +292,7 @@ struct ListIndex: Sendable {
     // MARK: Private
 
     private mutating func indexTags(_ tags: ArraySlice<TagRefID>, slot: Int32, nameOfRef: [TagID]) {
+        if defersIndexes { return }
         for ref in tags {
             if Int(ref) >= refCounts.count {
                 refCounts.append(contentsOf: repeatElement(0, count: Int(ref) + 1 - refCounts.count))
@@ -316,6 +313,7 @@ struct ListIndex: Sendable {
     /// Counts the vanished row in `slot`, carrying `tags`, in (`by` 1) or out (`by` -1) of the
     /// vanished rows' bookkeeping.
     private mutating func noteVanished(_ tags: ArraySlice<TagRefID>, slot: Int32, nameOfRef: [TagID], by change: Int32) {
+        if defersIndexes { return }
         if change > 0 { vanishedSlots.insert(slot) } else { vanishedSlots.remove(slot) }
         Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
             let index = Int(tag)
@@ -327,6 +325,7 @@ struct ListIndex: Sendable {
     }
 
     private mutating func unindexTags(_ tags: ArraySlice<TagRefID>, slot: Int32, nameOfRef: [TagID]) {
+        if defersIndexes { return }
         for ref in tags { refCounts[Int(ref)] -= 1 }
         Self.forEachName(tags, nameOfRef: nameOfRef) { tag in
             tagCounts[Int(tag)] -= 1
@@ -334,22 +333,15 @@ struct ListIndex: Sendable {
         }
     }
 
-    private mutating func appendText(_ strings: RowText) -> Int {
+    private mutating func appendText(_ strings: UnsafeBufferPointer<UInt8>) -> Int {
         let start = text.count
-        _ = strings.forEachPart { part in
-            text.append(contentsOf: part)
-            return true
-        }
+        text.append(contentsOf: strings)
         return start
     }
 
-    private func textEquals(at start: Int, _ strings: RowText) -> Bool {
-        text.withUnsafeBufferPointer { text in
-            var offset = start
-            return strings.forEachPart { bytes in
-                defer { offset += bytes.count }
-                return bytes.isEmpty || memcmp(text.baseAddress! + offset, bytes.baseAddress!, bytes.count) == 0
-            }
+    private func textEquals(at start: Int, _ strings: UnsafeBufferPointer<UInt8>) -> Bool {
+        strings.isEmpty || text.withUnsafeBufferPointer { text in
+            memcmp(text.baseAddress! + start, strings.baseAddress!, strings.count) == 0
         }
     }
 

@@ -64,7 +64,11 @@ struct TagTable: Sendable {
 
     /// Interns `tag`. Amortized O(1): one hash of its bytes when the pair is known.
     mutating func intern(_ tag: ArtworkTag) -> TagRefID {
-        let hash = Self.hash(tag)
+        intern(tag, hash: Self.hash(tag))
+    }
+
+    /// Interns `tag`, whose ``hash(_:)`` is `hash` (computed where the tag was read).
+    mutating func intern(_ tag: ArtworkTag, hash: UInt64) -> TagRefID {
         if let known = refByPair.find(hash, where: { Self.sameBytes(refs[$0], tag) }) { return TagRefID(known) }
 
         let name = UTF8Key(tag.name)
@@ -104,15 +108,23 @@ struct TagTable: Sendable {
     }
 
     /// A hash of the pair's bytes: its name's, then its translation's, if any.
-    private static func hash(_ tag: ArtworkTag) -> UInt64 {
-        let name = tag.name.withUTF8Bytes { XXH64.hash($0) }
-        guard let translation = tag.translatedName else { return name }
-        return translation.withUTF8Bytes { XXH64.hash($0, seed: name &+ 1) }
+    static func hash(_ tag: ArtworkTag) -> UInt64 {
+        tag.name.withUTF8Bytes { name in
+            guard let translation = tag.translatedName else { return hash(name: name, translation: nil) }
+            return translation.withUTF8Bytes { hash(name: name, translation: $0) }
+        }
+    }
+
+    /// ``hash(_:)`` of the pair whose name and translation have these bytes.
+    static func hash(name: UnsafeRawBufferPointer, translation: UnsafeRawBufferPointer?) -> UInt64 {
+        let name = XXH64.hash(name)
+        guard let translation else { return name }
+        return XXH64.hash(translation, seed: name &+ 1)
     }
 
     /// Whether the two pairs have the same bytes (Pixiv keeps two normalizations of one text
     /// apart, and so does the table).
-    private static func sameBytes(_ a: ArtworkTag, _ b: ArtworkTag) -> Bool {
+    static func sameBytes(_ a: ArtworkTag, _ b: ArtworkTag) -> Bool {
         guard a.name.hasSameUTF8(as: b.name) else { return false }
         switch (a.translatedName, b.translatedName) {
         case (nil, nil): return true

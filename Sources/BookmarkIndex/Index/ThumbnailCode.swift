@@ -35,11 +35,19 @@ enum ThumbnailCode {
     /// The bytes a row keeps for `url`, the thumbnail of illust `illustID`.
     static func encode(_ url: String, illustID: Int) -> [UInt8] {
         var url = url
-        return url.withUTF8 { bytes in
-            if let coded = shapedCode(bytes, illustID: illustID) { return coded }
-            var coded = [verbatim]
-            coded.append(contentsOf: bytes)
-            return coded
+        var coded: [UInt8] = []
+        url.withUTF8 { append($0, illustID: illustID, to: &coded) }
+        return coded
+    }
+
+    /// Appends to `coded` the bytes a row keeps for the URL whose UTF-8 is `url`, the
+    /// thumbnail of illust `illustID`.
+    static func append(_ url: UnsafeBufferPointer<UInt8>, illustID: Int, to coded: inout [UInt8]) {
+        if let shaped = shapedCode(url, illustID: illustID) {
+            coded.append(contentsOf: shaped)
+        } else {
+            coded.append(verbatim)
+            coded.append(contentsOf: url)
         }
     }
 

@@ -128,7 +128,7 @@ struct JournalReading {
         damage = []
         goodLines = resume?.lines ?? 1
         batchesRead = 0
-        var state = self.state, damage: [JournalDamage] = [], goodLines = self.goodLines, batches = 0
+        var loader = IndexLoader(state), damage: [JournalDamage] = [], goodLines = self.goodLines, batches = 0
         do {
             scan = try JournalScanner.scan(file: file, fileSystem: fileSystem, pool: pool, decodeBatch: decodeBatch, resume: resume, limit: limit) { event in
                 switch event {
@@ -137,7 +137,7 @@ struct JournalReading {
                 case .batch(_, let changes, _, _):
                     goodLines += 1
                     batches += 1
-                    state.apply(changes)
+                    loader.apply(changes)
                 case .damage(let found):
                     if resume != nil { throw DamageAfterCheckpoint() }
                     damage.append(found)
@@ -146,7 +146,7 @@ struct JournalReading {
         } catch is DamageAfterCheckpoint {
             return false
         }
-        self.state = state
+        state = loader.finish()
         self.damage = damage
         self.goodLines = goodLines
         batchesRead = batches

@@ -15,7 +15,8 @@ import Synchronization
 struct JournalScanner {
     enum Event {
         case header(JournalCodec.Header)
-        case batch(sequence: Int, changes: [BookmarkChange], line: Int, offset: Int)
+        /// A good batch, its changes prepared for the index (``BookmarkIndexState/apply(_:changes:tagRefs:)``).
+        case batch(sequence: Int, changes: PreparedRows.Batch, line: Int, offset: Int)
         /// A line that fails to read and is not the last one; or a sequence gap.
         case damage(JournalDamage)
     }
@@ -36,11 +37,18 @@ struct JournalScanner {
     /// How to turn a batch line's bytes into changes (its checksum already verified).
     typealias Decoder = @Sendable (_ line: UnsafeRawBufferPointer) throws -> [BookmarkChange]
 
+    /// The lines of a block, decoded, and the changes of its batches.
+    fileprivate struct DecodedBlock: Sendable {
+        var lines: [DecodedLine] = []
+        var rows: PreparedRows
+    }
+
     /// One line of a block, decoded.
     fileprivate struct DecodedLine: Sendable {
         enum Outcome: Sendable {
             case header(JournalCodec.Header)
-            case batch(sequence: Int, changes: [BookmarkChange])
+            /// A batch: these of its block's changes.
+            case batch(sequence: Int, changes: Range<Int>)
             case unreadable(String)
             case fatal(any Error)
         }
@@ -149,11 +157,11 @@ struct JournalScanner {
             next?.start()
             let isFinal = next?.isEmpty ?? true
             let results = current.wait()
-            for (index, lines) in results.enumerated() {
-                try sequencer.consume(lines, isFinal: isFinal && index == results.count - 1, tail: carry, onEvent: onEvent)
+            for (index, block) in results.enumerated() {
+                try sequencer.consume(block, isFinal: isFinal && index == results.count - 1, tail: carry, onEvent: onEvent)
             }
             if results.isEmpty {
-                try sequencer.consume([], isFinal: true, tail: carry, onEvent: onEvent)
+                try sequencer.consume(DecodedBlock(rows: PreparedRows()), isFinal: true, tail: carry, onEvent: onEvent)
             }
             // The changes replayed are freed by a pool job, not here: freed here, each of the
             // allocations another thread decoded would take that thread's malloc arena lock
@@ -173,9 +181,9 @@ struct JournalScanner {
 
     /// A replayed group's decoded lines, on their way to be freed.
     private final class Decoded: Sendable {
-        private let lines: Mutex<[[DecodedLine]]>
+        private let lines: Mutex<[DecodedBlock]>
 
-        init(_ lines: consuming [[DecodedLine]]) {
+        init(_ lines: consuming [DecodedBlock]) {
             self.lines = Mutex(lines)
         }
 
@@ -197,14 +205,14 @@ struct JournalScanner {
         let blocks: [Block]
         let decodeBatch: Decoder?
         let pool: IOThreadPool
-        private let decoded: Mutex<[[DecodedLine]]>
+        private let decoded: Mutex<[DecodedBlock?]>
         private let workers = Mutex<[PooledWork<Void>]>([])
 
         init(blocks: [Block], decodeBatch: Decoder?, pool: IOThreadPool) {
             self.blocks = blocks
             self.decodeBatch = decodeBatch
             self.pool = pool
-            self.decoded = Mutex(Array(repeating: [], count: blocks.count))
+            self.decoded = Mutex(Array(repeating: nil, count: blocks.count))
         }
 
         var isEmpty: Bool { blocks.isEmpty }
@@ -229,36 +237,46 @@ struct JournalScanner {
         }
 
         /// The decoded blocks, in order, once they are ready.
-        func wait() -> [[DecodedLine]] {
+        func wait() -> [DecodedBlock] {
             let started = workers.withLock { $0 }
             // Work no pool thread has taken yet runs here first, then the rest is waited for.
             for worker in started { worker.runIfPending() }
             for worker in started { try? worker.wait() }
             // Taken out, so that the caller holds the only reference.
             return decoded.withLock { decoded in
-                var taken: [[DecodedLine]] = []
+                var taken: [DecodedBlock?] = []
                 swap(&taken, &decoded)
-                return taken
+                return taken.map { $0! }
             }
         }
     }
 
-    /// Decodes the complete lines of a block (`base` is the block's offset in the file).
-    fileprivate static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> [DecodedLine] {
-        var lines: [DecodedLine] = []
+    /// Decodes the complete lines of a block (`base` is the block's offset in the file): the
+    /// batches of this library's schema by ``JournalRowDecoder``, anything else by the codec (or,
+    /// for an older schema, by `decodeBatch`).
+    fileprivate static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> DecodedBlock {
+        var block = DecodedBlock(rows: PreparedRows(origin: base))
+        var rowDecoder = JournalRowDecoder()
         var cache: DecodingCache? = DecodingCache()
         var start = 0
         while start < bytes.count, let newline = firstIndex(of: 0x0A, in: bytes, from: start) {
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+            let first = block.rows.changes.count
             let outcome: DecodedLine.Outcome
             do {
                 try JournalCodec.verifyChecksum(line)
                 if let decodeBatch, base + start > 0 {
-                    outcome = .batch(sequence: try sequenceNumber(line), changes: try decodeBatch(line))
+                    let sequence = try sequenceNumber(line)
+                    for change in try decodeBatch(line) { block.rows.append(change) }
+                    outcome = .batch(sequence: sequence, changes: first..<block.rows.changes.count)
+                } else if base + start > 0, let sequence = rowDecoder.decodeBatch(line, into: &block.rows) {
+                    outcome = .batch(sequence: sequence, changes: first..<block.rows.changes.count)
                 } else {
                     switch try JournalCodec.decodeVerifiedLine(line, cache: &cache) {
                     case .header(let header): outcome = .header(header)
-                    case .batch(let sequence, let changes): outcome = .batch(sequence: sequence, changes: changes)
+                    case .batch(let sequence, let changes):
+                        for change in changes { block.rows.append(change) }
+                        outcome = .batch(sequence: sequence, changes: first..<block.rows.changes.count)
                     }
                 }
             } catch JournalCodec.LineError.checksumMismatch(let expected, let actual) {
@@ -270,10 +288,10 @@ struct JournalScanner {
             } catch {
                 outcome = .fatal(error)
             }
-            lines.append(DecodedLine(start: base + start, end: base + newline + 1, outcome: outcome))
+            block.lines.append(DecodedLine(start: base + start, end: base + newline + 1, outcome: outcome))
             start = newline + 1
         }
-        return lines
+        return block
     }
 
     static func sequenceNumber(_ line: UnsafeRawBufferPointer) throws -> Int {
@@ -291,7 +309,8 @@ struct JournalScanner {
         var lineNumber = 0
         var result = Result(tornTail: nil, goodLength: 0, lastGoodLineStart: 0, lastSequence: 0, header: nil, length: 0)
 
-        mutating func consume(_ lines: [DecodedLine], isFinal: Bool, tail: [UInt8], onEvent: (Event) throws -> Void) throws {
+        mutating func consume(_ block: DecodedBlock, isFinal: Bool, tail: [UInt8], onEvent: (Event) throws -> Void) throws {
+            let lines = block.lines
             for (index, line) in lines.enumerated() {
                 lineNumber += 1
                 // The last complete line, with nothing after it, may be a write cut short by a crash.
@@ -313,7 +332,7 @@ struct JournalScanner {
                         try onEvent(.damage(damage("sequence gap: expected batch \(result.lastSequence + 1), found \(sequence)")))
                     }
                     result.lastSequence = sequence
-                    try onEvent(.batch(sequence: sequence, changes: changes, line: lineNumber, offset: line.start))
+                    try onEvent(.batch(sequence: sequence, changes: PreparedRows.Batch(rows: block.rows, changes: changes), line: lineNumber, offset: line.start))
                 case .unreadable(let reason):
                     try fail(damage(reason), isLast: isLast && lineNumber > 1, onEvent: onEvent)
                     continue

@@ -109,16 +109,18 @@ extension JournalStorage {
             return nil
         case .unusable(let reason):
             return JournalCheckpointReport(notUsedBecause: reason, agreesWithJournal: true)
-        case .usable(var state, let coverage):
+        case .usable(let checkpoint, let coverage):
             // Written since the journal was read (a writer compacted or reopened meanwhile): it
             // covers lines this check did not read, so there is nothing to compare it with.
             guard coverage.length <= journalLength else {
                 return JournalCheckpointReport(coveredBytes: coverage.length, agreesWithJournal: true)
             }
             let resume = JournalScanner.Resume(coverage, header: header)
+            var loader = IndexLoader(checkpoint)
             _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, pool: pool, resume: resume, limit: journalLength) { event in
-                if case .batch(_, let changes, _, _) = event { state.apply(changes) }
+                if case .batch(_, let changes, _, _) = event { loader.apply(changes) }
             }
+            let state = loader.finish()
             return JournalCheckpointReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
         }
     }

@@ -1,0 +1,83 @@
+extension BookmarkIndexState {
+    /// Applies `prepared`'s changes in `range`, in order, as one batch. `tagRefs` maps positions
+    /// of `prepared`'s tag list to the table's tags, ``TagRefID/max`` for one not interned yet:
+    /// start with it empty, and keep it for more changes of the same `prepared` (same
+    /// ``PreparedRows/origin``), so that each tag is looked up in the table once.
+    mutating func apply(_ prepared: PreparedRows, changes range: Range<Int>, tagRefs: inout [TagRefID]) {
+        if tagRefs.count < prepared.tagList.count {
+            tagRefs.append(contentsOf: repeatElement(.max, count: prepared.tagList.count - tagRefs.count))
+        }
+        var rowTags: [TagRefID] = []
+        prepared.text.withUnsafeBufferPointer { text in
+            for change in prepared.changes[range] {
+                switch change {
+                case .upsert(let upsert):
+                    rowTags.removeAll(keepingCapacity: true)
+                    for position in prepared.tags[upsert.row.tagRange] {
+                        var ref = tagRefs[Int(position)]
+                        if ref == .max {
+                            ref = tags.intern(prepared.tagList[Int(position)], hash: prepared.tagHashes[Int(position)])
+                            tagRefs[Int(position)] = ref
+                        }
+                        rowTags.append(ref)
+                    }
+                    lists[upsert.restrict.listIndex].upsert(
+                        upsert.row, text: UnsafeBufferPointer(rebasing: text[upsert.row.textRange]),
+                        tags: rowTags[...], typeCode: upsert.typeCode, nameOfRef: tags.nameOfRef
+                    )
+                case .remove(let key):
+                    lists[key.restrict.listIndex].remove(illustID: key.illustID, nameOfRef: tags.nameOfRef)
+                case .removeAll(let restrict):
+                    lists[restrict.listIndex].removeAll()
+                case .setMetadata(let metadata, let restrict):
+                    metadataByList[restrict.listIndex] = metadata
+                }
+            }
+        }
+        for index in lists.indices {
+            lists[index].finishBatch()
+        }
+        revision &+= 1
+    }
+}
+
+/// Builds an index from a journal's batches, applied in the order they are read.
+///
+/// From an empty index, the tag index, the vanished rows' bookkeeping, the columns and the sort
+/// leaders are derived once at the end (``finish()``) instead of kept current write by write:
+/// what reading a journal whole costs most of, otherwise. From an index with rows (a
+/// checkpoint's, with the journal's lines after it) every write keeps them current as usual.
+struct IndexLoader {
+    private var state: BookmarkIndexState
+    private let defers: Bool
+    /// The ``PreparedRows/origin`` of the rows the batches came from last, and their tags'
+    /// references.
+    private var origin: Int?
+    private var tagRefs: [TagRefID] = []
+
+    init(_ state: BookmarkIndexState) {
+        self.state = state
+        defers = state.lists.allSatisfy { $0.slots.isEmpty }
+        if defers {
+            for index in self.state.lists.indices { self.state.lists[index].defersIndexes = true }
+        }
+    }
+
+    mutating func apply(_ batch: PreparedRows.Batch) {
+        if batch.rows.origin != origin || batch.rows.origin < 0 {
+            origin = batch.rows.origin
+            tagRefs.removeAll(keepingCapacity: true)
+        }
+        state.apply(batch.rows, changes: batch.changes, tagRefs: &tagRefs)
+    }
+
+    /// The index the batches built.
+    consuming func finish() -> BookmarkIndexState {
+        if defers {
+            for index in state.lists.indices {
+                state.lists[index] = state.lists[index].derivingIndexes(nameOfRef: state.tags.nameOfRef, nameCount: state.tags.count)
+            }
+        }
+        return state
+    }
+}
