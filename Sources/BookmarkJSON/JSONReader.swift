@@ -216,6 +216,16 @@ package struct JSONReader {
         return (json, first, second)
     }
 
+    /// Consumes `bytes` if the reader is at them, exactly (no whitespace skipped); `false`,
+    /// consuming nothing, otherwise. For a reader that knows what a writer writes next, such as
+    /// a key, its quotes and its colon.
+    package mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard self.bytes.count - position >= bytes.count,
+              bytes.isEmpty || memcmp(self.bytes.baseAddress! + position, bytes.baseAddress!, bytes.count) == 0 else { return false }
+        position += bytes.count
+        return true
+    }
+
     /// Moves the reader back to `position`, where it was before a value it read: for a reader
     /// that tried one way of reading the value and reads it again another way.
     package mutating func rewind(to position: Int) {

@@ -71,11 +71,21 @@ struct IndexLoader {
         state.apply(batch.rows, changes: batch.changes, tagRefs: &tagRefs)
     }
 
-    /// The index the batches built.
-    consuming func finish() -> BookmarkIndexState {
+    /// The index the batches built. With a `pool`, what is derived at the end is derived on its
+    /// threads too (the calling thread must be one that may block).
+    consuming func finish(on pool: IOThreadPool? = nil) -> BookmarkIndexState {
         if defers {
-            for index in state.lists.indices {
-                state.lists[index] = state.lists[index].derivingIndexes(nameOfRef: state.tags.nameOfRef, nameCount: state.tags.count)
+            let (nameOfRef, nameCount) = (state.tags.nameOfRef, state.tags.count)
+            let lists = state.lists
+            let others = pool.map { pool in
+                lists.indices.dropFirst().map { index in
+                    pool.start { lists[index].derivingIndexes(nameOfRef: nameOfRef, nameCount: nameCount, pool: pool) }
+                }
+            }
+            state.lists[0] = lists[0].derivingIndexes(nameOfRef: nameOfRef, nameCount: nameCount, pool: pool)
+            for index in lists.indices.dropFirst() {
+                let work = others?[index - 1]
+                state.lists[index] = (try? work?.wait()) ?? lists[index].derivingIndexes(nameOfRef: nameOfRef, nameCount: nameCount)
             }
         }
         return state

@@ -5,8 +5,13 @@ extension ListIndex {
     /// has `nameCount` names. Call after ``finishBatch()``, which puts the order in order.
     ///
     /// O(n + t) for n rows carrying t tags, in sequential passes: what building them one write
-    /// at a time costs several times over while a journal is read whole.
-    func derivingIndexes(nameOfRef: [TagID], nameCount: Int) -> ListIndex {
+    /// at a time costs several times over while a journal is read whole. With a `pool`, the
+    /// columns and the sort leaders are chosen on its threads meanwhile (the calling thread
+    /// must be one that may block).
+    func derivingIndexes(nameOfRef: [TagID], nameCount: Int, pool: IOThreadPool? = nil) -> ListIndex {
+        let list = self
+        let columnsWork = pool?.start { Self.columns(of: list) }
+        let leadersWork = pool?.start { SortLeaders(rows: list.slots, capacity: list.leaders.capacity) }
         var parts = self.parts
         var tagCounts = [Int32](repeating: 0, count: nameCount)
         var vanishedTagCounts = [Int32](repeating: 0, count: nameCount)
@@ -36,8 +41,18 @@ extension ListIndex {
         parts.tagCounts = tagCounts
         parts.postingCounts = tagCounts
         parts.postingSlots = []
-        let rows = IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished), columns: FacetColumns(rows: slots))
         let tagIndex = TagIndex(postings: postingSlots.map(Postings.init(slots:)), refCounts: refCounts, vanishedTagCounts: vanishedTagCounts)
-        return ListIndex(assembling: parts, rows: rows, tagIndex: tagIndex, leaders: SortLeaders(rows: slots, capacity: leaders.capacity))
+        // Work no pool thread has started runs here (the pool's threads may all be this scan's).
+        let columns = (try? columnsWork?.wait()) ?? Self.columns(of: list)
+        let leaders = (try? leadersWork?.wait()) ?? SortLeaders(rows: slots, capacity: leaders.capacity)
+        let rows = IndexedRows(slotByIllust: slotByIllust, vanishedSlots: Postings(slots: vanished), columns: columns)
+        return ListIndex(assembling: parts, rows: rows, tagIndex: tagIndex, leaders: leaders, typesFilled: true)
+    }
+
+    /// The columns of `list`'s rows, their kinds read from its text arena.
+    private static func columns(of list: ListIndex) -> FacetColumns {
+        var columns = FacetColumns(rows: list.slots)
+        columns.fillTypes(of: list)
+        return columns
     }
 }

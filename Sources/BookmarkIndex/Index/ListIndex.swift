@@ -214,7 +214,8 @@ struct ListIndex: Sendable {
 
     /// The list of `parts` and what is derived from them, as they are: what
     /// ``init(parts:rows:tagIndex:leaders:)`` builds once it has checked them.
-    init(assembling parts: Parts, rows: IndexedRows, tagIndex: TagIndex, leaders: SortLeaders) {
+    /// `typesFilled`: the columns already hold each row's kind.
+    init(assembling parts: Parts, rows: IndexedRows, tagIndex: TagIndex, leaders: SortLeaders, typesFilled: Bool = false) {
         self.slots = parts.slots
         self.freeSlots = parts.freeSlots
         self.slotByIllust = rows.slotByIllust
@@ -230,7 +231,7 @@ struct ListIndex: Sendable {
         self.order = OrderList(newestFirst: parts.order, nextStamp: parts.nextStamp)
         self.columns = rows.columns
         self.leaders = leaders
-        columns.fillTypes(of: self)
+        if !typesFilled { columns.fillTypes(of: self) }
     }
 
     /// Restores the order list's invariants after a batch of writes, and packs the arenas once

@@ -64,6 +64,15 @@ struct PreparedRows: Sendable {
         self.origin = origin
     }
 
+    /// Rows of `origin` with room for what about `bytes` of a journal's lines hold (a row is
+    /// some 500 bytes of a line, 50 of them text and 8 tags).
+    init(origin: Int, reservingFor bytes: Int) {
+        self.origin = origin
+        changes.reserveCapacity(bytes / 512)
+        text.reserveCapacity(bytes / 8)
+        tags.reserveCapacity(bytes / 64)
+    }
+
     /// The changes in `changes`, prepared.
     init(_ changes: some Sequence<BookmarkChange>) {
         self.init()

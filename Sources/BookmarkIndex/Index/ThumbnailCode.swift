@@ -43,9 +43,7 @@ enum ThumbnailCode {
     /// Appends to `coded` the bytes a row keeps for the URL whose UTF-8 is `url`, the
     /// thumbnail of illust `illustID`.
     static func append(_ url: UnsafeBufferPointer<UInt8>, illustID: Int, to coded: inout [UInt8]) {
-        if let shaped = shapedCode(url, illustID: illustID) {
-            coded.append(contentsOf: shaped)
-        } else {
+        if !appendShapedCode(url, illustID: illustID, to: &coded) {
             coded.append(verbatim)
             coded.append(contentsOf: url)
         }
@@ -81,19 +79,20 @@ enum ThumbnailCode {
 
     // MARK: The shape
 
-    private static func shapedCode(_ url: UnsafeBufferPointer<UInt8>, illustID: Int) -> [UInt8]? {
+    /// Appends the shaped code of `url` to `coded` and returns `true`, or leaves `coded` as it
+    /// was and returns `false` for a URL of another shape.
+    private static func appendShapedCode(_ url: UnsafeBufferPointer<UInt8>, illustID: Int, to coded: inout [UInt8]) -> Bool {
         var reader = Reader(bytes: url)
-        guard illustID >= 0, reader.skip(host) else { return nil }
+        guard illustID >= 0, reader.skip(host) else { return false }
         let size = reader.take(until: slash)
-        guard !size.isEmpty, size.count < Int(spelledSize), reader.skip(slash) else { return nil }
-        guard let folder = folders.firstIndex(where: { reader.skip($0) }), reader.skip(imageFolder) else { return nil }
-        // Made as it is read, in one allocation: the first byte is set once the variant is known.
-        var coded: [UInt8] = [0]
+        guard !size.isEmpty, size.count < Int(spelledSize), reader.skip(slash) else { return false }
+        guard let folder = folders.firstIndex(where: { reader.skip($0) }), reader.skip(imageFolder) else { return false }
+        // Written as it is read: the first byte is set once the variant is known.
+        let start = coded.count
+        coded.append(0)
         if let known = knownSizes.firstIndex(where: { $0.elementsEqual(size) }) {
-            coded.reserveCapacity(9)
             coded.append(UInt8(known))
         } else {
-            coded.reserveCapacity(10 + size.count)
             coded.append(spelledSize)
             coded.append(UInt8(size.count))
             coded.append(contentsOf: size)
@@ -101,16 +100,25 @@ enum ThumbnailCode {
         // YYYY/MM/DD/hh/mm/ss: seven pairs of digits, a byte each.
         for field in 0..<6 {
             for _ in 0..<(field == 0 ? 2 : 1) {
-                guard let pair = reader.digitPair() else { return nil }
+                guard let pair = reader.digitPair() else {
+                    coded.removeSubrange(start...)
+                    return false
+                }
                 coded.append(pair)
             }
-            guard reader.skip(slash) else { return nil }
+            guard reader.skip(slash) else {
+                coded.removeSubrange(start...)
+                return false
+            }
         }
         guard reader.skip(decimal: illustID), reader.skip(page),
               let variant = variants.firstIndex(where: { reader.skip($0) }),
-              reader.skip(fileExtension), reader.isAtEnd else { return nil }
-        coded[0] = 1 + (UInt8(folder) | UInt8(variant) << 1)
-        return coded
+              reader.skip(fileExtension), reader.isAtEnd else {
+            coded.removeSubrange(start...)
+            return false
+        }
+        coded[start] = 1 + (UInt8(folder) | UInt8(variant) << 1)
+        return true
     }
 
     /// Everything before the time, for each known size (by number) and folder.

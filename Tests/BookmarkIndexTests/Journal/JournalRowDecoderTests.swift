@@ -108,6 +108,17 @@ struct JournalRowDecoderTests {
         #expect(illust.keys == JournalRowDecoder.illustKeys.map(\.description))
     }
 
+    /// The reader takes an illust's members left out as the description's empty record has
+    /// them, without reading its strings on every row.
+    @Test func membersLeftOutReadAsTheEmptyRecord() {
+        let empty = JournalRecords.Illust.empty
+        #expect(empty.title.isEmpty && empty.artistName.isEmpty && empty.tags.isEmpty)
+        #expect(empty.thumbnailURL == nil && empty.vanishReason == nil)
+        #expect(empty.type == JournalRowDecoder.unwrittenType)
+        let line = Array(#"{"seq":1,"changes":[{"op":"upsert","restrict":"public","order":1,"first":1,"seen":1,"illust":{"id":1}}]}"#.utf8)
+        Self.expectAgreement(line, mustRead: true)
+    }
+
     /// Generated batches over every kind of change and value (escapes, vanished rows with and
     /// without a date, placeholders, removals, metadata), and rows over every field the facets
     /// read: each line reads the same both ways, and the fast reader reads them all.

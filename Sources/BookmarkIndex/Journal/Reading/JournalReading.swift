@@ -146,7 +146,7 @@ struct JournalReading {
         } catch is DamageAfterCheckpoint {
             return false
         }
-        state = loader.finish()
+        state = loader.finish(on: pool)
         self.damage = damage
         self.goodLines = goodLines
         batchesRead = batches

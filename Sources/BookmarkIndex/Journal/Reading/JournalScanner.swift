@@ -255,7 +255,7 @@ struct JournalScanner {
     /// batches of this library's schema by ``JournalRowDecoder``, anything else by the codec (or,
     /// for an older schema, by `decodeBatch`).
     fileprivate static func decodeBlock(_ bytes: UnsafeRawBufferPointer, base: Int, decodeBatch: Decoder?) -> DecodedBlock {
-        var block = DecodedBlock(rows: PreparedRows(origin: base))
+        var block = DecodedBlock(rows: PreparedRows(origin: base, reservingFor: bytes.count))
         var rowDecoder = JournalRowDecoder()
         var cache: DecodingCache? = DecodingCache()
         var start = 0

@@ -120,7 +120,7 @@ extension JournalStorage {
             _ = try JournalScanner.scan(file: journal, fileSystem: fileSystem, pool: pool, resume: resume, limit: journalLength) { event in
                 if case .batch(_, let changes, _, _) = event { loader.apply(changes) }
             }
-            let state = loader.finish()
+            let state = loader.finish(on: pool)
             return JournalCheckpointReport(coveredBytes: coverage.length, agreesWithJournal: state.hasSameContent(as: journalState))
         }
     }
