@@ -11,6 +11,17 @@ extension JSONReader {
             negative = true
             position += 1
         }
+        // Up to 18 digits cannot overflow: read without checking each step.
+        var run = position
+        while run < bytes.count, run - position < 19, bytes[run] >= UInt8(ascii: "0"), bytes[run] <= UInt8(ascii: "9") { run += 1 }
+        let count = run - position
+        if count > 0, count < 19, count == 1 || bytes[position] != UInt8(ascii: "0"),
+           run == bytes.count || !(bytes[run] == UInt8(ascii: ".") || bytes[run] == UInt8(ascii: "e") || bytes[run] == UInt8(ascii: "E")) {
+            var value = 0
+            for index in position..<run { value = value &* 10 &+ Int(bytes[index] &- UInt8(ascii: "0")) }
+            position = run
+            return negative ? -value : value
+        }
         // A negative number is accumulated below zero, so that `Int.min`, whose magnitude has
         // no positive `Int`, reads as the writer wrote it.
         var value = 0

@@ -67,6 +67,7 @@ extension ListIndex {
     /// rows by illust ID; the first half of reading a list's parts, which can run while the rest
     /// is still being read.
     static func indexRows(_ slots: [Row], textCount: Int, tagRefCount: Int) throws(InconsistentParts) -> IndexedRows {
+        guard slots.count <= SlotTable.maximumCount else { throw InconsistentParts(reason: "the list has more rows than a list holds") }
         var slotByIllust = SlotTable(capacity: slots.count)
         var vanished: [Int32] = []
         for (slot, row) in slots.enumerated() where row.isLive {

