@@ -13,14 +13,16 @@ extension JSONReader {
         }
         // Up to 18 digits cannot overflow: read without checking each step.
         var run = position
-        while run < bytes.count, run - position < 19, bytes[run] >= UInt8(ascii: "0"), bytes[run] <= UInt8(ascii: "9") { run += 1 }
+        var quick = 0
+        while run < bytes.count, run - position < 19, case let digit = bytes[run] &- UInt8(ascii: "0"), digit < 10 {
+            quick = quick &* 10 &+ Int(digit)
+            run += 1
+        }
         let count = run - position
         if count > 0, count < 19, count == 1 || bytes[position] != UInt8(ascii: "0"),
            run == bytes.count || !(bytes[run] == UInt8(ascii: ".") || bytes[run] == UInt8(ascii: "e") || bytes[run] == UInt8(ascii: "E")) {
-            var value = 0
-            for index in position..<run { value = value &* 10 &+ Int(bytes[index] &- UInt8(ascii: "0")) }
             position = run
-            return negative ? -value : value
+            return negative ? -quick : quick
         }
         // A negative number is accumulated below zero, so that `Int.min`, whose magnitude has
         // no positive `Int`, reads as the writer wrote it.

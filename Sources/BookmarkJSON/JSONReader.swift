@@ -220,9 +220,20 @@ package struct JSONReader {
     /// consuming nothing, otherwise. For a reader that knows what a writer writes next, such as
     /// a key, its quotes and its colon.
     package mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard self.bytes.count - position >= bytes.count,
-              bytes.isEmpty || memcmp(self.bytes.baseAddress! + position, bytes.baseAddress!, bytes.count) == 0 else { return false }
-        position += bytes.count
+        let count = bytes.count
+        guard self.bytes.count - position >= count else { return false }
+        let here = UnsafeRawBufferPointer(rebasing: self.bytes[position...])
+        // Keys are a few bytes: two overlapping words compare them, without a call to memcmp.
+        if count >= 8 && count <= 16 {
+            guard here.loadUnaligned(as: UInt64.self) == bytes.loadUnaligned(as: UInt64.self),
+                  here.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            else { return false }
+        } else if count < 8 {
+            for index in 0..<count where here[index] != bytes[index] { return false }
+        } else if memcmp(here.baseAddress!, bytes.baseAddress!, count) != 0 {
+            return false
+        }
+        position += count
         return true
     }
 
