@@ -9,8 +9,9 @@ import Foundation
 /// is not an upsert, or one it does not read through (an escape in a tag, a `null` where a value
 /// belongs, a member twice, a required member missing) is read again by its description, and a
 /// line that is not a plain batch is read whole by the codec, with the codec's errors. Tests
-/// decode every fixture and generated journals both ways and compare, and check that this
-/// reader knows every member the descriptions have.
+/// decode generated lines of every kind of change and value, and hand-written lines spelled
+/// other ways or broken, both ways and compare, and check that this reader knows every member
+/// the descriptions have. (The fixtures are of older schemas: their lines are migrated.)
 struct JournalRowDecoder {
     /// Thrown inside to give a change or a line back to the descriptions.
     private struct Decline: Error {}
