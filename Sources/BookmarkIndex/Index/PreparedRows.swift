@@ -104,11 +104,10 @@ struct PreparedRows: Sendable {
         let textStart = text.count
         appendText(illust.title)
         appendText(illust.artistName)
-        let thumbnailStart = text.count
+        var thumbnailLength = 0
         if var url = illust.thumbnailURL {
-            url.withUTF8 { ThumbnailCode.append($0, illustID: illust.id, to: &text) }
+            thumbnailLength = url.withUTF8 { appendThumbnail(UnsafeRawBufferPointer($0), illustID: illust.id) }
         }
-        let thumbnailLength = text.count - thumbnailStart
         appendText(illust.type.rawValue)
         let tagStart = tags.count
         for tag in illust.tags { tags.append(position(of: tag)) }
@@ -120,7 +119,7 @@ struct PreparedRows: Sendable {
 
     private mutating func appendText(_ string: String) {
         var string = string
-        string.withUTF8 { text.append(contentsOf: $0) }
+        string.withUTF8 { appendText(UnsafeRawBufferPointer($0)) }
     }
 
     /// Appends an upsert whose texts and tags were appended last, from `row`'s

@@ -109,17 +109,9 @@ struct TagTable: Sendable {
 
     /// A hash of the pair's bytes: its name's, then its translation's, if any.
     static func hash(_ tag: ArtworkTag) -> UInt64 {
-        tag.name.withUTF8Bytes { name in
-            guard let translation = tag.translatedName else { return hash(name: name, translation: nil) }
-            return translation.withUTF8Bytes { hash(name: name, translation: $0) }
-        }
-    }
-
-    /// ``hash(_:)`` of the pair whose name and translation have these bytes.
-    static func hash(name: UnsafeRawBufferPointer, translation: UnsafeRawBufferPointer?) -> UInt64 {
-        let name = XXH64.hash(name)
-        guard let translation else { return name }
-        return XXH64.hash(translation, seed: name &+ 1)
+        let name = tag.name.withUTF8Bytes { XXH64.hash($0) }
+        guard let translation = tag.translatedName else { return name }
+        return translation.withUTF8Bytes { XXH64.hash($0, seed: name &+ 1) }
     }
 
     /// Whether the two pairs have the same bytes (Pixiv keeps two normalizations of one text

@@ -43,7 +43,9 @@ enum ThumbnailCode {
     /// Appends to `coded` the bytes a row keeps for the URL whose UTF-8 is `url`, the
     /// thumbnail of illust `illustID`.
     static func append(_ url: UnsafeBufferPointer<UInt8>, illustID: Int, to coded: inout [UInt8]) {
+        let start = coded.count
         if !appendShapedCode(url, illustID: illustID, to: &coded) {
+            coded.removeSubrange(start...)
             coded.append(verbatim)
             coded.append(contentsOf: url)
         }
@@ -79,8 +81,8 @@ enum ThumbnailCode {
 
     // MARK: The shape
 
-    /// Appends the shaped code of `url` to `coded` and returns `true`, or leaves `coded` as it
-    /// was and returns `false` for a URL of another shape.
+    /// Appends the shaped code of `url` to `coded` and returns `true`; `false` for a URL of
+    /// another shape, with what was written of the code left for the caller to cut off.
     private static func appendShapedCode(_ url: UnsafeBufferPointer<UInt8>, illustID: Int, to coded: inout [UInt8]) -> Bool {
         var reader = Reader(bytes: url)
         guard illustID >= 0, reader.skip(host) else { return false }
@@ -100,23 +102,14 @@ enum ThumbnailCode {
         // YYYY/MM/DD/hh/mm/ss: seven pairs of digits, a byte each.
         for field in 0..<6 {
             for _ in 0..<(field == 0 ? 2 : 1) {
-                guard let pair = reader.digitPair() else {
-                    coded.removeSubrange(start...)
-                    return false
-                }
+                guard let pair = reader.digitPair() else { return false }
                 coded.append(pair)
             }
-            guard reader.skip(slash) else {
-                coded.removeSubrange(start...)
-                return false
-            }
+            guard reader.skip(slash) else { return false }
         }
         guard reader.skip(decimal: illustID), reader.skip(page),
               let variant = variants.firstIndex(where: { reader.skip($0) }),
-              reader.skip(fileExtension), reader.isAtEnd else {
-            coded.removeSubrange(start...)
-            return false
-        }
+              reader.skip(fileExtension), reader.isAtEnd else { return false }
         coded[start] = 1 + (UInt8(folder) | UInt8(variant) << 1)
         return true
     }
