@@ -85,26 +85,6 @@ final class SyncDisplay: Sendable {
     }
 }
 
-/// Stops a running sync cleanly on Ctrl-C: the engine stops fetching, the store closes, and the
-/// journal keeps every batch written so far.
-final class InterruptHandler {
-    private var source: DispatchSourceSignal?
-
-    init(_ onInterrupt: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler(handler: onInterrupt)
-        source.resume()
-        self.source = source
-    }
-
-    func cancel() {
-        source?.cancel()
-        source = nil
-        signal(SIGINT, SIG_DFL)
-    }
-}
-
 /// Runs `restricts`' syncs on `engine`, drawing the toast, until the engine is idle or the user
 /// presses Ctrl-C. Returns `false` when interrupted.
 func runSyncs(
@@ -145,13 +125,6 @@ func runSyncs(
     }
     drawing.cancel()
     return !interrupted.isSet
-}
-
-/// A flag set from the signal handler's thread and read from the main task.
-final class InterruptFlag: Sendable {
-    private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
 }
 
 extension SyncStatus {

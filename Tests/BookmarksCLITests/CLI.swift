@@ -114,13 +114,13 @@ final class Simulator: Sendable {
     @discardableResult
     func stop() -> String {
         process.interrupt()
-        // A simulator that does not stop within a minute is a failure to see, not a hang.
-        let deadline = Date() + 60
+        // A simulator that does not stop within 20 s is a failure to see, not a hang.
+        let deadline = Date() + 20
         while process.isRunning, Date() < deadline { usleep(10_000) }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            return "[the simulator did not stop on Ctrl-C within 60 s and was killed]"
+            return "[the simulator did not stop on Ctrl-C within 20 s and was killed]"
         }
         return String(decoding: output.readToEndRetryingInterrupts(), as: UTF8.self)
     }

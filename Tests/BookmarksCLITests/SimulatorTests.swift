@@ -89,7 +89,18 @@ struct SimulatorTests {
         let simulator = try await Simulator(["--accounts", "1", "--public", "3", "--private", "0"])
         #expect(simulator.banner.contains("(3 public, 0 private bookmarks; seed 1)"))
         #expect(!simulator.banner.contains("Accounts") && !simulator.banner.contains("--refresh-token-file"))
-        simulator.stop()
+        #expect(simulator.stop().contains("Stopped after 0 requests."))
+    }
+
+    /// A Ctrl-C pressed as soon as the banner says to is never lost, whichever of the
+    /// process's threads the kernel hands it to (with a dispatch signal source, one in a few
+    /// dozen was, and the simulator ran on until killed).
+    @Test func anImmediateCtrlCAlwaysStopsIt() async throws {
+        for _ in 0..<8 {
+            let simulator = try await Simulator(["--public", "1", "--private", "0"])
+            let stopped = simulator.stop()
+            #expect(stopped.contains("Stopped after 0 requests."), "\(stopped)")
+        }
     }
 
     @Test func tooManyAccountsIsAUsageError() async throws {
