@@ -44,19 +44,14 @@ extension JSONReader {
     package mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         guard self.bytes.count - position >= count else { return false }
-        let here = UnsafeRawBufferPointer(rebasing: self.bytes[position...])
-        // Keys are a few bytes: two overlapping words compare them, without a call to memcmp.
-        if count >= 8 && count <= 16 {
-            guard here.loadUnaligned(as: UInt64.self) == bytes.loadUnaligned(as: UInt64.self),
-                  here.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
-            else { return false }
-        } else if count < 8 {
-            for index in 0..<count where here[index] != bytes[index] { return false }
-        } else if memcmp(here.baseAddress!, bytes.baseAddress!, count) != 0 {
-            return false
-        }
+        guard count == 0 || sameBytes(self.bytes.baseAddress! + position, bytes.baseAddress!, count: count) else { return false }
         position += count
         return true
+    }
+
+    /// ``consume(_:)-(UnsafeRawBufferPointer)`` of a literal's bytes.
+    package mutating func consume(_ literal: StaticString) -> Bool {
+        consume(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Moves the reader back to `position`, where it was before a value it read: for a reader

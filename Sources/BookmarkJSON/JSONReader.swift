@@ -80,7 +80,7 @@ package struct JSONReader {
         while true {
             guard peek() == UInt8(ascii: "\"") else { throw error("expected a field name\(found)") }
             let keyStart = position + 1
-            if let end = scanPlainString() {
+            if let end = scanPlainString()?.end {
                 try expect(UInt8(ascii: ":"))
                 try field(&self, UnsafeRawBufferPointer(rebasing: bytes[keyStart..<end]))
             } else {
@@ -137,31 +137,46 @@ package struct JSONReader {
     // MARK: Scalars
 
     /// If the string at the reader has no escapes, consumes it and returns the index of its
-    /// closing quote; otherwise leaves the reader where it was and returns `nil`.
-    private mutating func scanPlainString() -> Int? {
-        guard let end = plainStringEnd(from: position + 1) else { return nil }
-        position = end + 1
-        return end
+    /// closing quote and whether its bytes are all ASCII; otherwise leaves the reader where it
+    /// was and returns `nil`.
+    private mutating func scanPlainString() -> (end: Int, isASCII: Bool)? {
+        guard let scan = plainStringScan(from: position + 1) else { return nil }
+        position = scan.end + 1
+        return scan
     }
 
     /// The index of the quote that ends a string whose contents start at `start`, when they
     /// hold no escape and no control character; `nil` otherwise.
     func plainStringEnd(from start: Int) -> Int? {
+        plainStringScan(from: start)?.end
+    }
+
+    /// ``plainStringEnd(from:)``, and whether the string's bytes are all ASCII: such a string
+    /// is valid UTF-8 without a check of its own (most of what Pixiv and the journal write:
+    /// URLs, dates, keys).
+    func plainStringScan(from start: Int) -> (end: Int, isASCII: Bool)? {
         var index = start
+        // The bytes passed so far, OR-ed together: bit 7 of a byte is set if any was not ASCII.
+        var seen: UInt64 = 0
         while index < bytes.count {
             // Eight bytes at a time while none is a quote, a backslash or a control character,
             // then straight to the first that is.
             if bytes.count - index >= 8 {
-                let flags = escapeFlags(word(at: index, of: bytes))
+                let word = word(at: index, of: bytes)
+                let flags = escapeFlags(word)
                 if flags == 0 {
+                    seen |= word
                     index += 8
                     continue
                 }
-                index += flags.trailingZeroBitCount / 8
+                let before = flags.trailingZeroBitCount / 8
+                seen |= before == 0 ? 0 : word & (UInt64.max >> (64 - 8 * before))
+                index += before
             }
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { return index }
+            if byte == UInt8(ascii: "\"") { return (index, seen & 0x8080_8080_8080_8080 == 0) }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            seen |= UInt64(byte)
             index += 1
         }
         return nil
@@ -186,8 +201,8 @@ package struct JSONReader {
     package mutating func readString() throws -> String {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string\(found)") }
         let start = position + 1
-        if let end = scanPlainString() {
-            return try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), at: start)
+        if let (end, isASCII) = scanPlainString() {
+            return try makeString(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), at: start, isASCII: isASCII)
         }
         return try readEscapedString()
     }
@@ -196,11 +211,11 @@ package struct JSONReader {
     /// escapes): the fields a reader does not know cost no allocation.
     private mutating func skipString() throws {
         let start = position + 1
-        guard let end = scanPlainString() else {
+        guard let (end, isASCII) = scanPlainString() else {
             _ = try readEscapedString()
             return
         }
-        guard isValidUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else {
+        guard isASCII || isValidUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else {
             throw error("the string is not valid UTF-8", at: start)
         }
     }
@@ -210,10 +225,10 @@ package struct JSONReader {
     package mutating func readCachedString() throws -> String {
         guard cache != nil, peek() == UInt8(ascii: "\"") else { return try readString() }
         let start = position + 1
-        guard let end = scanPlainString() else { return try readEscapedString() }
+        guard let (end, isASCII) = scanPlainString() else { return try readEscapedString() }
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
         if let known = cache?.string(for: utf8) { return known }
-        let string = try makeString(utf8, at: start)
+        let string = try makeString(utf8, at: start, isASCII: isASCII)
         cache?.remember(string, for: utf8)
         return string
     }
@@ -237,8 +252,8 @@ package struct JSONReader {
         for string in strings { try element(string) }
     }
 
-    private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int) throws -> String {
-        guard isValidUTF8(utf8) else { throw error("the string is not valid UTF-8", at: offset) }
+    private func makeString(_ utf8: UnsafeRawBufferPointer, at offset: Int, isASCII: Bool = false) throws -> String {
+        guard isASCII || isValidUTF8(utf8) else { throw error("the string is not valid UTF-8", at: offset) }
         return String(decoding: utf8.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 

@@ -10,6 +10,23 @@ extension UnsafeRawBufferPointer {
     }
 }
 
+/// Whether the `count` bytes at `a` and at `b` are the same. Keys and short strings are a few
+/// bytes: up to 16 compare as two overlapping words, without a call to `memcmp`.
+@inline(__always)
+package func sameBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Bool {
+    if count >= 8 && count <= 16 {
+        return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+            && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+    }
+    if count < 8 {
+        for index in 0..<count where a.load(fromByteOffset: index, as: UInt8.self) != b.load(fromByteOffset: index, as: UInt8.self) {
+            return false
+        }
+        return true
+    }
+    return memcmp(a, b, count) == 0
+}
+
 /// Whether `bytes` are well-formed UTF-8: no stray continuation bytes, overlong forms,
 /// surrogates or code points above U+10FFFF.
 package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {

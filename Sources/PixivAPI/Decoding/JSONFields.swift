@@ -55,7 +55,7 @@ struct JSONFields<Field: CaseIterable & RawRepresentable<String> & Sendable>: Se
     private func names(_ index: Int, _ key: UnsafeRawBufferPointer) -> Bool {
         let start = starts[index], count = starts[index + 1] - start
         guard key.count == count else { return false }
-        return keys.withUnsafeBytes { keys in count == 0 || memcmp(keys.baseAddress! + start, key.baseAddress!, count) == 0 }
+        return keys.withUnsafeBytes { keys in count == 0 || sameBytes(keys.baseAddress! + start, key.baseAddress!, count: count) }
     }
 }
 

@@ -152,7 +152,26 @@ extension PixivUser: PixivJSONReadable {
 extension PixivArtworkTag: PixivJSONReadable {
     private static let fields = JSONFields<CodingKeys>()
 
+    /// How Pixiv writes a tag, up to its name, and between its name and its translation.
+    private static let nameKey: StaticString = #"{"name":"#
+    private static let translationKey: StaticString = #","translated_name":"#
+
     init(json reader: inout JSONReader) throws {
+        // Most of a page's objects are tags, and Pixiv writes every one the same way:
+        // `{"name":…,"translated_name":…}`, without whitespace. Read that directly; anything
+        // else (whitespace, another order, a field more) member by member, from the start.
+        let start = reader.position
+        if reader.consume(Self.nameKey) {
+            let name = try reader.readString()
+            if reader.consume(Self.translationKey) {
+                let translatedName = try reader.readOptionalString()
+                if reader.consume("}") {
+                    self.init(name: name, translatedName: translatedName)
+                    return
+                }
+            }
+            reader.rewind(to: start)
+        }
         var name: String?, translatedName: String?
         try reader.readObject(Self.fields) { reader, field in
             switch field {
