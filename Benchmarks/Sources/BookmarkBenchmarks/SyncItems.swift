@@ -78,6 +78,9 @@ struct SyncItems {
     struct Outcome {
         /// Engine time per page fetched, in milliseconds.
         var perPage: Figure
+        /// The process's CPU time (every thread, user and system) per page fetched, in
+        /// milliseconds: what a phone's battery or a server's bill pays.
+        var cpuPerPage: Figure
         var pages: Int
         /// Requests made by a delta sync right after a full sync, with nothing changed.
         var deltaRequests: Int
@@ -95,6 +98,7 @@ struct SyncItems {
         func pageRequests() -> Int { transport.pageCount }
         var pages = 0
         var last: (engine: BookmarkSyncEngine, store: BookmarksIndexStore, clock: InstantClock, directory: URL)?
+        var cpu: [Double] = []
         let total = try await sampling.measure {
             if let last {
                 try await last.store.close()
@@ -105,11 +109,13 @@ struct SyncItems {
             let engine = BookmarkSyncEngine(store: store, source: source, clock: clock)
             last = (engine, store, clock, directory)
             let before = pageRequests()
+            let cpuBefore = processCPUMilliseconds()
             let elapsed = try await elapsedMilliseconds {
                 let outcome = await engine.startAutoSync(for: .public)
                 guard outcome == .started else { throw HarnessError("a full sync on an empty store did not start: \(outcome)") }
                 await engine.waitUntilIdle()
             }
+            cpu.append(processCPUMilliseconds() - cpuBefore)
             let indexed = await store.count(in: .public)
             guard indexed == dataset.count else {
                 throw HarnessError("the full sync indexed \(indexed) bookmarks, not \(dataset.count)")
@@ -127,7 +133,12 @@ struct SyncItems {
         let deltaRequests = transport.requestCount - before
         try await last.store.close()
         scratch.remove(last.directory)
-        return Outcome(perPage: total.scaled(by: 1 / Double(max(pages, 1))), pages: pages, deltaRequests: deltaRequests)
+        // The warm-ups' CPU is left out, as their times are.
+        let cpuFigure = Figure(samples: Array(cpu.suffix(sampling.samples)))
+        return Outcome(
+            perPage: total.scaled(by: 1 / Double(max(pages, 1))), cpuPerPage: cpuFigure.scaled(by: 1 / Double(max(pages, 1))),
+            pages: pages, deltaRequests: deltaRequests
+        )
     }
 }
 
