@@ -16,11 +16,17 @@ import Darwin
 /// to libdispatch's own thread, and with the disposition set to ignore, as such a source wants,
 /// one delivered to any other thread is dropped: an early Ctrl-C was lost now and then.)
 final class InterruptHandler {
-    private let source: DispatchSourceRead
+    /// `nil` when no pipe could be made: Ctrl-C then ends the process as it does by default.
+    private let source: DispatchSourceRead?
 
     init(_ onInterrupt: @escaping @Sendable () -> Void) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { fatalError("no pipe for Ctrl-C: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else {
+            let reason = String(cString: strerror(errno))
+            FileHandle.standardError.write(Data("warning: Ctrl-C will end the command at once, without closing the store first (no pipe for it: \(reason))\n".utf8))
+            source = nil
+            return
+        }
         let (readEnd, writeEnd) = (ends[0], ends[1])
         // The handler must never block: a full pipe already says "interrupted".
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
@@ -45,7 +51,7 @@ final class InterruptHandler {
     func cancel() {
         signal(SIGINT, SIG_DFL)
         interruptPipe.store(-1, ordering: .sequentiallyConsistent)
-        source.cancel()
+        source?.cancel()
     }
 }
 
