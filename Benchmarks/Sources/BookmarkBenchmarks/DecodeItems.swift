@@ -1,6 +1,6 @@
 import Foundation
 import PixivAPI
-import PixivAPITesting
+@_spi(Benchmarks) import PixivAPITesting
 
 /// `pixiv_page_decode`: the client reading pages of Pixiv's bookmark listing, against
 /// Foundation's `JSONDecoder` decoding the same bodies into the same `BookmarksPage`.
@@ -83,16 +83,28 @@ struct DecodeItems {
                 throw HarnessError("the client and JSONDecoder read \(url) differently")
             }
         }
-        let ours = try await sampling.measure {
+        // The client and the floor alternate sample by sample, so that the machine's speed
+        // moving during the run falls on both alike.
+        func oursSample() async throws -> Double {
             try await elapsedMilliseconds {
                 for url in urls { blackHole(try await client.bookmarks(nextURL: url).illusts.count) }
             }
         }
-        let floor = try sampling.measure {
+        func floorSample() throws -> Double {
             try elapsedMilliseconds {
                 for body in bodies { try JSONParseFloor.walk(body) }
             }
         }
+        for _ in 0..<sampling.warmUps {
+            _ = try await oursSample()
+            _ = try floorSample()
+        }
+        var oursSamples: [Double] = [], floorSamples: [Double] = []
+        for _ in 0..<sampling.samples {
+            oursSamples.append(try await oursSample())
+            floorSamples.append(try floorSample())
+        }
+        let ours = Figure(samples: oursSamples), floor = Figure(samples: floorSamples)
         let foundation = try sampling.measure {
             try elapsedMilliseconds {
                 for body in bodies { blackHole(try JSONDecoder().decode(BookmarksPage.self, from: body).illusts.count) }

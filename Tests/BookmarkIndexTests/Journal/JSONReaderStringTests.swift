@@ -1,13 +1,16 @@
 import BookmarkJSON
 import Testing
 
-/// The reader's strings without escapes: it scans them eight bytes at a time and checks UTF-8
-/// only for a string with a byte above ASCII. Every offset of such a byte, against the words
-/// of the scan and its tail, reads (or is refused) as a byte-by-byte check would.
+/// The reader's strings without escapes: it scans them eight bytes at a time (the last few of a
+/// buffer one at a time) and checks UTF-8 only for a string with a byte above ASCII. Every
+/// offset of such a byte, in the scan's words and in its tail, reads (or is refused) as a
+/// byte-by-byte check would.
 @Suite struct JSONReaderStringTests {
-    /// `content` as a JSON string, with text after it so the scan's words run past the quote.
-    private static func quoted(_ content: [UInt8]) -> [UInt8] {
-        [UInt8(ascii: "\"")] + content + Array(#"", "after": 1"#.utf8)
+    /// `content` as a JSON string: with text after it, so that the scan's words run past the
+    /// quote, and alone, so that its last bytes are read one at a time.
+    private static func quoted(_ content: [UInt8]) -> [[UInt8]] {
+        let string = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+        return [string + Array(#", "after": 1"#.utf8), string]
     }
 
     private static func read(_ bytes: [UInt8]) throws -> String {
@@ -29,9 +32,10 @@ import Testing
         for offset in 0..<length {
             var content = Array(String(repeating: "a", count: length).utf8)
             content.replaceSubrange(offset..<(offset + 1), with: Array("あ".utf8))
-            let bytes = Self.quoted(content)
-            #expect(try Self.read(bytes) == String(decoding: content, as: UTF8.self), "offset \(offset)")
-            try Self.skip(bytes)
+            for bytes in Self.quoted(content) {
+                #expect(try Self.read(bytes) == String(decoding: content, as: UTF8.self), "offset \(offset)")
+                try Self.skip(bytes)
+            }
         }
     }
 
@@ -42,12 +46,13 @@ import Testing
             for offset in 0...(length - 1) {
                 var content = Array(String(repeating: "a", count: length).utf8)
                 content.replaceSubrange(offset..<min(offset + bad.count, length), with: bad)
-                let bytes = Self.quoted(content)
-                let read = try #require(throws: JSONReadError.self) { try Self.read(bytes) }
-                #expect(read.message.contains("not valid UTF-8"), "offset \(offset): \(read.message)")
-                #expect(read.offset == 1, "the error points at the string's first byte")
-                let skipped = try #require(throws: JSONReadError.self) { try Self.skip(bytes) }
-                #expect(skipped.message.contains("not valid UTF-8"), "offset \(offset): \(skipped.message)")
+                for bytes in Self.quoted(content) {
+                    let read = try #require(throws: JSONReadError.self) { try Self.read(bytes) }
+                    #expect(read.message.contains("not valid UTF-8"), "offset \(offset): \(read.message)")
+                    #expect(read.offset == 1, "the error points at the string's first byte")
+                    let skipped = try #require(throws: JSONReadError.self) { try Self.skip(bytes) }
+                    #expect(skipped.message.contains("not valid UTF-8"), "offset \(offset): \(skipped.message)")
+                }
             }
         }
     }
@@ -55,7 +60,9 @@ import Testing
     @Test func aStringOfAsciiAloneReadsAsWritten() throws {
         for length in 0..<40 {
             let content = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
-            #expect(try Self.read(Self.quoted(content)) == String(decoding: content, as: UTF8.self))
+            for bytes in Self.quoted(content) {
+                #expect(try Self.read(bytes) == String(decoding: content, as: UTF8.self))
+            }
         }
     }
 }
