@@ -144,6 +144,29 @@ package func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer
     a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
 }
 
+/// The offset of the first occurrence of `pattern` in `bytes` at or after `start`, `nil` when
+/// there is none (or `pattern` is empty): `memchr` to each candidate first byte, `memcmp` for
+/// the rest, so a text without the pattern's first byte costs one vectorized scan.
+package func firstOffset(of pattern: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+    let length = pattern.count
+    guard length > 0, let base = bytes.baseAddress, start >= 0, bytes.count - start >= length else { return nil }
+    let first = Int32(pattern[0])
+    // The last offset a match can start at.
+    let last = bytes.count - length
+    var offset = start
+    while offset <= last, let found = memchr(base + offset, first, last + 1 - offset) {
+        let at = base.distance(to: UnsafeRawPointer(found))
+        if memcmp(base + at, pattern.baseAddress!, length) == 0 { return at }
+        offset = at + 1
+    }
+    return nil
+}
+
+/// ``firstOffset(of:in:from:)`` of a literal's bytes.
+package func firstOffset(of literal: StaticString, in bytes: UnsafeRawBufferPointer, from start: Int = 0) -> Int? {
+    firstOffset(of: UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), in: bytes, from: start)
+}
+
 /// The offset of the first byte of `bytes` that is `a` or `b`, or `bytes.count` when there is
 /// none: eight bytes a step, by ``flags(of:in:)`` (whose lowest flag is exact).
 package func firstOffset(of a: UInt8, or b: UInt8, in bytes: UnsafeRawBufferPointer) -> Int {

@@ -106,26 +106,19 @@ extension String {
         return source.withUTF8 { utf8 -> String in
             // memchr and memcmp: FakePixiv derives every image URL of every work it sends with
             // this, and a test walking 100,000 bookmarks runs it unoptimized.
-            let length = target.utf8CodeUnitCount
-            guard let base = utf8.baseAddress, length > 0, utf8.count >= length else { return self }
-            let first = Int32(target.utf8Start.pointee)
+            let pattern = UnsafeRawBufferPointer(start: target.utf8Start, count: target.utf8CodeUnitCount)
+            let text = UnsafeRawBufferPointer(utf8)
             var result: [UInt8] = []
-            var copied = 0, offset = 0
-            while offset <= utf8.count - length, let found = memchr(base + offset, first, utf8.count - length + 1 - offset) {
-                let at = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
-                guard memcmp(base + at, target.utf8Start, length) == 0 else {
-                    offset = at + 1
-                    continue
-                }
+            var copied = 0
+            while let at = firstOffset(of: pattern, in: text, from: copied) {
                 if result.isEmpty { result.reserveCapacity(utf8.count + 32) }
-                result.append(contentsOf: UnsafeBufferPointer(start: base + copied, count: at - copied))
+                result.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied..<at]))
                 var replacement = replacement
                 replacement.withUTF8 { result.append(contentsOf: $0) }
-                offset = at + length
-                copied = offset
+                copied = at + pattern.count
             }
             guard copied > 0 else { return self }
-            result.append(contentsOf: UnsafeBufferPointer(start: base + copied, count: utf8.count - copied))
+            result.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[copied...]))
             return String(decoding: result, as: UTF8.self)
         }
     }

@@ -236,7 +236,7 @@ extension PixivIllust.InvisibleReason {
     private static func reason(placeholderPath bytes: UnsafeBufferPointer<UInt8>, userID: Int) -> Self? {
         // A real work's URL has no `limit_` in it at all: found (or not) at memchr's speed
         // before the URL is taken apart.
-        guard contains(limitPrefix: bytes) else { return nil }
+        guard firstOffset(of: "limit_", in: UnsafeRawBufferPointer(bytes)) != nil else { return nil }
         let pathEnd = firstOffset(of: UInt8(ascii: "?"), or: UInt8(ascii: "#"), in: UnsafeRawBufferPointer(bytes))
         guard let slash = bytes[..<pathEnd].lastIndex(of: UInt8(ascii: "/")) else { return nil }
         let name = bytes[(slash + 1)..<pathEnd]
@@ -255,21 +255,6 @@ extension PixivIllust.InvisibleReason {
         if names("r18g") { return .hiddenByR18GSetting }
         if names("unknown") && userID == 0 { return .deleted }
         return .unknown
-    }
-
-    /// Whether `limit_` occurs anywhere in `bytes`.
-    private static func contains(limitPrefix bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let prefix: StaticString = "limit_"
-        let length = prefix.utf8CodeUnitCount
-        guard let base = bytes.baseAddress, bytes.count >= length else { return false }
-        var offset = 0
-        while let found = memchr(base + offset, Int32(UInt8(ascii: "l")), bytes.count - offset) {
-            let at = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
-            guard bytes.count - at >= length else { return false }
-            if memcmp(base + at, prefix.utf8Start, length) == 0 { return true }
-            offset = at + 1
-        }
-        return false
     }
 }
 

@@ -357,4 +357,30 @@ struct FirstOffsetTests {
         }
         #expect(checked > 7_000)
     }
+
+    /// The pattern search (`memchr` to each candidate, `memcmp` for the rest) finds what a
+    /// byte-by-byte search finds, from every start, in texts full of near misses: the pattern's
+    /// first byte alone, a prefix cut short, a match at the very end, overlapping matches.
+    @Test func patternSearchAgreesWithAByteByByteSearch() {
+        let texts = ["", "l", "limit", "limit_", "xlimit_", "llimit_x", "limi_limit", "limitlimit_", "limit_limit_", "aaa", "ab"]
+            + ["https://s.pximg.net/common/images/limit_mypixiv_360.png", "https://i.pximg.net/img-original/img/1_p0.jpg"]
+        let patterns = ["limit_", "l", "aa", "p0", "a"]
+        var checked = 0
+        for text in texts {
+            let bytes = Array(text.utf8)
+            for pattern in patterns {
+                let needle = Array(pattern.utf8)
+                for start in 0...bytes.count {
+                    let expected = start + needle.count > bytes.count ? nil : (start...(bytes.count - needle.count)).first {
+                        Array(bytes[$0..<($0 + needle.count)]) == needle
+                    }
+                    let found = bytes.withUnsafeBytes { text in needle.withUnsafeBytes { firstOffset(of: $0, in: text, from: start) } }
+                    #expect(found == expected, "\(pattern) in \(text) from \(start)")
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 500)
+        #expect(Array("abc".utf8).withUnsafeBytes { text in [UInt8]().withUnsafeBytes { firstOffset(of: $0, in: text) } } == nil, "an empty pattern")
+    }
 }
