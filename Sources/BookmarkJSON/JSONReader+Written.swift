@@ -43,8 +43,8 @@ extension JSONReader {
     /// a key, its quotes and its colon.
     package mutating func consume(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
-        guard self.bytes.count - position >= count else { return false }
-        guard count == 0 || sameBytes(self.bytes.baseAddress! + position, bytes.baseAddress!, count: count) else { return false }
+        guard self.bytes.count - position >= count,
+              bytesEqual(UnsafeRawBufferPointer(rebasing: self.bytes[position..<(position + count)]), bytes) else { return false }
         position += count
         return true
     }

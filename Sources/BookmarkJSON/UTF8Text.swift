@@ -6,7 +6,7 @@ import Foundation
 extension UnsafeRawBufferPointer {
     /// Whether these bytes spell `literal`.
     package func equals(_ literal: StaticString) -> Bool {
-        count == literal.utf8CodeUnitCount && (count == 0 || memcmp(baseAddress!, literal.utf8Start, count) == 0)
+        count == literal.utf8CodeUnitCount && (count == 0 || sameBytes(baseAddress!, literal.utf8Start, count: count))
     }
 }
 
@@ -141,7 +141,7 @@ extension String {
 
 /// Whether two byte buffers hold the same bytes.
 package func bytesEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    a.count == b.count && (a.count == 0 || sameBytes(a.baseAddress!, b.baseAddress!, count: a.count))
 }
 
 /// The offset of the first occurrence of `pattern` in `bytes` at or after `start`, `nil` when

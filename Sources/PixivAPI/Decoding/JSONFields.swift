@@ -53,9 +53,7 @@ struct JSONFields<Field: CaseIterable & RawRepresentable<String> & Sendable>: Se
 
     /// Whether field `index`'s key is `key`.
     private func names(_ index: Int, _ key: UnsafeRawBufferPointer) -> Bool {
-        let start = starts[index], count = starts[index + 1] - start
-        guard key.count == count else { return false }
-        return keys.withUnsafeBytes { keys in count == 0 || sameBytes(keys.baseAddress! + start, key.baseAddress!, count: count) }
+        keys.withUnsafeBytes { keys in bytesEqual(UnsafeRawBufferPointer(rebasing: keys[starts[index]..<starts[index + 1]]), key) }
     }
 }
 
