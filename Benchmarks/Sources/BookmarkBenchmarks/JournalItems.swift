@@ -1,4 +1,4 @@
-import BookmarkIndex
+@_spi(Benchmarks) import BookmarkIndex
 import Foundation
 
 #if canImport(Glibc)
@@ -52,8 +52,10 @@ struct JournalItems {
     /// batch), written by a bare loop of one `write` and one `fsync` per batch into a fresh file
     /// opened the way the journal opens its file. The two alternate, sample by sample, so that
     /// a change in the disk's speed during the run falls on both alike. The appends are timed
-    /// from both callers, alternating with each other and the floor in the same way.
-    func appendDurableWithFloor() async throws -> (ours: Figure, fromStoragePool: Figure, floor: Figure) {
+    /// from both callers, alternating with each other and the floor in the same way; and so is
+    /// the encoding alone (each batch made into its line as an append makes it, no file), the
+    /// part of an append's cost above the floor that is not the hand-overs.
+    func appendDurableWithFloor() async throws -> (ours: Figure, fromStoragePool: Figure, floor: Figure, encoding: Figure) {
         var warmUp = try await appendSample(.always, from: .storagePool)
         scratch.remove(warmUp.directory)
         warmUp = try await appendSample(.always, from: .cooperativePool)
@@ -74,6 +76,8 @@ struct JournalItems {
         var ours: [Double] = []
         var fromStoragePool: [Double] = []
         var floor: [Double] = []
+        var encoding: [Double] = []
+        let batches = dataset.changeBatches
         for round in 0..<sampling.samples {
             // Each caller goes first in every other round: whatever the sample before leaves
             // behind (a 55 MB journal just removed) falls on both alike.
@@ -84,8 +88,13 @@ struct JournalItems {
                 if caller == .cooperativePool { ours.append(sample.milliseconds) } else { fromStoragePool.append(sample.milliseconds) }
             }
             floor.append(try floorSample(header: header, lines: lines))
+            var bytes = 0
+            encoding.append(elapsedMilliseconds { bytes = JournalStorage.encodeEachBatch(batches) })
+            guard bytes == lines.reduce(0, { $0 + $1.count }) else {
+                throw HarnessError("encoding the batches gave \(bytes) bytes, not the journal's \(lines.reduce(0) { $0 + $1.count })")
+            }
         }
-        return (Figure(samples: ours), Figure(samples: fromStoragePool), Figure(samples: floor))
+        return (Figure(samples: ours), Figure(samples: fromStoragePool), Figure(samples: floor), Figure(samples: encoding))
     }
 
     /// How many batches `append_unsynced_grouped` hands over at once: 3,000 bookmarks.

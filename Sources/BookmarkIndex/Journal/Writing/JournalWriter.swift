@@ -41,10 +41,7 @@ struct JournalWriter {
     mutating func append(contentsOf batches: some Collection<[BookmarkChange]>) throws {
         try checkWritable()
         guard let file, !batches.isEmpty else { return }
-        var lines = JSONWriter(capacity: 512 * batches.reduce(0) { $0 + $1.count })
-        for (offset, changes) in batches.enumerated() {
-            JournalCodec.appendBatch(sequence: nextSequence + offset, changes, to: &lines)
-        }
+        let lines = Self.lines(of: batches, from: nextSequence)
         do {
             try lines.withUnsafeBytes { try fileSystem.write($0, to: file) }
             if durability == .always { try fileSystem.synchronize(file) }
@@ -67,6 +64,15 @@ struct JournalWriter {
         length += lines.count
         nextSequence += batches.count
         carried?.append(contentsOf: batches)
+    }
+
+    /// `batches` as their lines, numbered from `sequence`: what an append writes.
+    static func lines(of batches: some Collection<[BookmarkChange]>, from sequence: Int) -> JSONWriter {
+        var lines = JSONWriter(capacity: 512 * batches.reduce(0) { $0 + $1.count })
+        for (offset, changes) in batches.enumerated() {
+            JournalCodec.appendBatch(sequence: sequence + offset, changes, to: &lines)
+        }
+        return lines
     }
 
     /// Whether the journal has outgrown its threshold and no compaction runs.
