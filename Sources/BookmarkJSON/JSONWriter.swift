@@ -132,8 +132,7 @@ package struct JSONWriter {
         // A native string's UTF-8 in place: `withUTF8` needs a `var` copy, a retain and a
         // release of the string's storage (without them, encoding 30,000 bookmarks' batch
         // lines took 51 ms against 56, three alternating runs of each build).
-        let written: Void? = string.utf8.withContiguousStorageIfAvailable { self.string(utf8: UnsafeRawBufferPointer($0)) }
-        if written != nil { return }
+        if string.utf8.withContiguousStorageIfAvailable({ self.string(utf8: UnsafeRawBufferPointer($0)) }) != nil { return }
         var string = string
         string.withUTF8 { self.string(utf8: UnsafeRawBufferPointer($0)) }
     }

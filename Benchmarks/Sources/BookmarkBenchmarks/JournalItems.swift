@@ -53,8 +53,8 @@ struct JournalItems {
     /// opened the way the journal opens its file. The two alternate, sample by sample, so that
     /// a change in the disk's speed during the run falls on both alike. The appends are timed
     /// from both callers, alternating with each other and the floor in the same way; and so is
-    /// the encoding alone (each batch made into its line as an append makes it, no file), the
-    /// part of an append's cost above the floor that is not the hand-overs.
+    /// the encoding alone (each batch made into its line as an append makes it, no file), once
+    /// a round for both: the floor and the encoding are what an append cannot do without.
     func appendDurableWithFloor() async throws -> (ours: Figure, fromStoragePool: Figure, floor: Figure, encoding: Figure) {
         var warmUp = try await appendSample(.always, from: .storagePool)
         scratch.remove(warmUp.directory)
@@ -78,6 +78,7 @@ struct JournalItems {
         var floor: [Double] = []
         var encoding: [Double] = []
         let batches = dataset.changeBatches
+        let journalLineBytes = lines.reduce(0) { $0 + $1.count }
         for round in 0..<sampling.samples {
             // Each caller goes first in every other round: whatever the sample before leaves
             // behind (a 55 MB journal just removed) falls on both alike.
@@ -88,10 +89,10 @@ struct JournalItems {
                 if caller == .cooperativePool { ours.append(sample.milliseconds) } else { fromStoragePool.append(sample.milliseconds) }
             }
             floor.append(try floorSample(header: header, lines: lines))
-            var bytes = 0
-            encoding.append(elapsedMilliseconds { bytes = JournalStorage.encodeEachBatch(batches) })
-            guard bytes == lines.reduce(0, { $0 + $1.count }) else {
-                throw HarnessError("encoding the batches gave \(bytes) bytes, not the journal's \(lines.reduce(0) { $0 + $1.count })")
+            var encodedBytes = 0
+            encoding.append(elapsedMilliseconds { encodedBytes = JournalStorage.encodeEachBatch(batches) })
+            guard encodedBytes == journalLineBytes else {
+                throw HarnessError("encoding the batches gave \(encodedBytes) bytes, not the journal's \(journalLineBytes)")
             }
         }
         return (Figure(samples: ours), Figure(samples: fromStoragePool), Figure(samples: floor), Figure(samples: encoding))

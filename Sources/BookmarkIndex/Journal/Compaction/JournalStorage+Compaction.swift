@@ -103,10 +103,7 @@ extension JournalStorage {
             let carried = writer.carried ?? []
             writer.carried = nil
             let installed = pending.installed
-            var lines = JSONWriter(capacity: 512 * carried.count)
-            for (index, changes) in carried.enumerated() {
-                JournalCodec.appendBatch(sequence: installed.nextSequence + index, changes, to: &lines)
-            }
+            let lines = JournalWriter.lines(of: carried, from: installed.nextSequence)
             do {
                 try writer.checkWritable()
                 if !carried.isEmpty {
