@@ -272,23 +272,49 @@ struct JournalCodecTests {
         #expect(whole == split)
     }
 
+    /// CRC-32C computed a bit at a time, continuing `crc`.
+    static func bitwiseCRC32C(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
+        var crc = ~crc
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        return ~crc
+    }
+
     /// The sliced tables agree with the checksum computed a bit at a time, for every length
     /// through three 16-byte steps and every alignment of the start.
     @Test func crc32cAgreesWithTheBitwiseDefinition() {
-        func bitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-            var crc: UInt32 = 0xFFFF_FFFF
-            for byte in bytes {
-                crc ^= UInt32(byte)
-                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
-            }
-            return ~crc
-        }
+        let bitwise = { (bytes: ArraySlice<UInt8>) in Self.bitwiseCRC32C(bytes) }
         var random = SeededRandom(seed: 32)
         let bytes = (0..<80).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         for start in 0..<8 {
             for end in start...min(bytes.count, start + 56) {
                 let sliced = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
                 #expect(sliced == bitwise(bytes[start..<end]), "bytes \(start)..<\(end)")
+            }
+        }
+    }
+
+    /// Three blocks and more are read as three streams joined by shifting: every length around
+    /// one, two and three such steps (and what follows them), at two alignments, continuing a
+    /// checksum, agrees with the bitwise definition.
+    @Test func crc32cOfThreeStreamsAgreesWithTheBitwiseDefinition() {
+        var random = SeededRandom(seed: 96)
+        let step = 3 * CRC32C.block
+        let bytes = (0..<(3 * step + 64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        var lengths: [Int] = []
+        for steps in 1...3 {
+            lengths += [-17, -16, -1, 0, 1, 8, 15, 16, 17, 31, 40].map { steps * step + $0 }
+        }
+        for start in [0, 3] {
+            for length in lengths where start + length <= bytes.count {
+                let part = bytes[start..<(start + length)]
+                let prefix = bytes[..<start]
+                let continued = bytes.withUnsafeBytes { buffer in
+                    CRC32C.update(CRC32C.checksum(UnsafeRawBufferPointer(rebasing: buffer[..<start])), UnsafeRawBufferPointer(rebasing: buffer[start..<(start + length)]))
+                }
+                #expect(continued == Self.bitwiseCRC32C(part, continuing: Self.bitwiseCRC32C(prefix)), "bytes \(start)..<\(start + length)")
             }
         }
     }
