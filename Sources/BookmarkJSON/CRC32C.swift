@@ -73,12 +73,9 @@ package enum CRC32C {
                 }
                 return result
             }
-            func word(_ offset: Int) -> UInt64 {
-                UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            }
             /// Sixteen bytes at `offset` into `register`.
             func step(_ register: UInt32, at offset: Int) -> UInt32 {
-                slice(word(offset) ^ UInt64(register), from: 15) ^ slice(word(offset + 8), from: 7)
+                slice(word(at: offset, of: bytes) ^ UInt64(register), from: 15) ^ slice(word(at: offset + 8, of: bytes), from: 7)
             }
             if count >= 3 * block {
                 shiftOneBlock.withUnsafeBufferPointer { one in
@@ -101,7 +98,7 @@ package enum CRC32C {
                 index += 16
             }
             if count - index >= 8 {
-                register = slice(word(index) ^ UInt64(register), from: 7)
+                register = slice(word(at: index, of: bytes) ^ UInt64(register), from: 7)
                 index += 8
             }
             while index < count {
