@@ -10,19 +10,34 @@
 /// Open addressing with linear probing, at most half full. Each slot holds a position and the
 /// top 32 bits of its hash, so a probe calls the comparison only when those agree.
 package struct HashIndex: Sendable {
-    /// 0 when empty, else the hash's top 32 bits above `position + 1`.
-    package private(set) var slots: [UInt64] = Array(repeating: 0, count: 16)
+    /// 0 when empty, else the hash's top 32 bits above `position + 1`; no slots at all (no
+    /// allocation) until the first insert.
+    package private(set) var slots: [UInt64] = []
     /// The full hash of each position: what growing rehashes.
     package private(set) var hashes: [UInt64] = []
 
     /// An empty table.
     package init() {}
 
+    /// An empty table with room for `capacity` positions before it grows.
+    package init(capacity: Int) {
+        slots = Array(repeating: 0, count: Self.slotCount(for: capacity))
+        hashes.reserveCapacity(capacity)
+    }
+
+    /// The slots that hold `count` positions at most half full: a power of two, 16 at least.
+    private static func slotCount(for count: Int) -> Int {
+        var slots = 16
+        while slots < count * 2 { slots *= 2 }
+        return slots
+    }
+
     /// The positions inserted: `0..<count`.
     package var count: Int { hashes.count }
 
     /// The position inserted with `hash` for which `matches` is true, if any.
     package func find(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
+        guard !slots.isEmpty else { return nil }
         let mask = slots.count - 1
         var index = Int(truncatingIfNeeded: hash) & mask
         let tag = hash >> 32
@@ -45,7 +60,7 @@ package struct HashIndex: Sendable {
         precondition(position < Int(UInt32.max), "a HashIndex holds fewer than 2^32 - 1 positions")
         hashes.append(hash)
         if hashes.count * 2 > slots.count {
-            slots = Array(repeating: 0, count: slots.count * 2)
+            slots = Array(repeating: 0, count: Self.slotCount(for: hashes.count))
             for (position, hash) in hashes.enumerated() { place(position, hash) }
         } else {
             place(position, hash)

@@ -20,18 +20,21 @@ extension BookmarkChange {
         }
     }
 
-    /// The name of the first date field that is NaN or infinite, if any.
+    /// The name of the first date field that is NaN or infinite, if any. Every write checks
+    /// every change: the fields are looked at one by one, with nothing allocated.
     private var nonFiniteDateField: String? {
+        func isFinite(_ date: Date?) -> Bool { date?.timeIntervalSinceReferenceDate.isFinite ?? true }
         switch self {
         case .upsert(let bookmark):
-            let dates: [(String, Date?)] = [
-                ("createDate", bookmark.illust.createDate), ("firstIndexedAt", bookmark.firstIndexedAt),
-                ("lastSeenAt", bookmark.lastSeenAt), ("vanishedAt", bookmark.vanishedAt),
-            ]
-            return dates.first { !($0.1?.timeIntervalSinceReferenceDate.isFinite ?? true) }?.0
+            if !isFinite(bookmark.illust.createDate) { return "createDate" }
+            if !isFinite(bookmark.firstIndexedAt) { return "firstIndexedAt" }
+            if !isFinite(bookmark.lastSeenAt) { return "lastSeenAt" }
+            if !isFinite(bookmark.vanishedAt) { return "vanishedAt" }
+            return nil
         case .setMetadata(let metadata, _):
-            let dates: [(String, Date?)] = [("lastFullSync", metadata.lastFullSync), ("lastDeltaSync", metadata.lastDeltaSync)]
-            return dates.first { !($0.1?.timeIntervalSinceReferenceDate.isFinite ?? true) }?.0
+            if !isFinite(metadata.lastFullSync) { return "lastFullSync" }
+            if !isFinite(metadata.lastDeltaSync) { return "lastDeltaSync" }
+            return nil
         case .remove, .removeAll:
             return nil
         }

@@ -73,10 +73,33 @@ struct PreparedRows: Sendable {
         tags.reserveCapacity(bytes / 64)
     }
 
-    /// The changes in `changes`, prepared.
+    /// The changes in `changes`, prepared. When they are contiguous (an array: a page of a
+    /// sync, an import's batch), the arrays are made the size they need once rather than grown
+    /// a doubling at a time.
     init(_ changes: some Sequence<BookmarkChange>) {
         self.init()
+        changes.withContiguousStorageIfAvailable { reserveCapacity(for: $0) }
         for change in changes { append(change) }
+    }
+
+    /// Makes room for `changes`: their texts (at most), their tags and their distinct tags.
+    private mutating func reserveCapacity(for changes: UnsafeBufferPointer<BookmarkChange>) {
+        var textBytes = 0, tagCount = 0
+        for case .upsert(let bookmark) in changes {
+            let illust = bookmark.illust
+            // The UTF-8 counts of native strings are stored, not counted; a thumbnail's code
+            // is its URL and a marker byte at the most.
+            textBytes += illust.title.utf8.count + illust.artistName.utf8.count + illust.type.rawValue.utf8.count
+                + (illust.thumbnailURL.map { $0.utf8.count + 1 } ?? 0)
+            tagCount += illust.tags.count
+        }
+        self.changes.reserveCapacity(changes.count)
+        text.reserveCapacity(textBytes)
+        tags.reserveCapacity(tagCount)
+        tagList.reserveCapacity(tagCount)
+        tagHashes.reserveCapacity(tagCount)
+        byValue = HashIndex(capacity: tagCount)
+        byValuePositions.reserveCapacity(tagCount)
     }
 
     var mark: Mark { Mark(changes: changes.count, text: text.count, tags: tags.count) }

@@ -23,7 +23,8 @@ extension PixivIllust: PixivJSONReadable {
             case .caption: caption = try reader.readOptionalString() ?? ""
             case .restrict: restrict = try reader.readOptionalInt() ?? 0
             case .user: user = try reader.readIfPresent(PixivUser.init(json:)) ?? PixivUser(id: 0, name: "", account: "")
-            case .tags: tags = try reader.readIfPresent { try $0.readArray(of: PixivArtworkTag.init(json:)) } ?? []
+            // Pixiv lets a work carry at most 10 tags.
+            case .tags: tags = try reader.readIfPresent { try $0.readArray(of: PixivArtworkTag.init(json:), reservingCapacity: 10) } ?? []
             case .tools: tools = try reader.readIfPresent { try $0.readArray { try $0.readString() } } ?? []
             case .createDate: createDateText = try reader.readOptionalString() ?? ""
             case .pageCount: pageCount = try reader.readOptionalInt() ?? 1

@@ -53,9 +53,16 @@ extension JSONReader {
     }
 
     /// An array each of whose elements `read` reads (a `null` element is no element: refused).
-    mutating func readArray<Element>(of read: (inout JSONReader) throws -> Element) throws -> [Element] {
+    ///
+    /// With `capacity`, room for that many elements is made with the first one: an array of a
+    /// known usual size (a work's tags, a page's works) then takes one allocation, not one for
+    /// each doubling of a growing array.
+    mutating func readArray<Element>(of read: (inout JSONReader) throws -> Element, reservingCapacity capacity: Int = 0) throws -> [Element] {
         var elements: [Element] = []
-        try readArray { elements.append(try read(&$0)) }
+        try readArray { reader in
+            if elements.isEmpty { elements.reserveCapacity(capacity) }
+            elements.append(try read(&reader))
+        }
         return elements
     }
 

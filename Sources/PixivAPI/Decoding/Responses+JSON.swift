@@ -11,7 +11,7 @@ extension BookmarksPage: PixivJSONReadable {
         var illusts: [PixivIllust]?, nextURL: URL?
         try reader.readObject(Self.fields) { reader, field in
             switch field {
-            case .illusts: illusts = try reader.readArray(of: PixivIllust.init(json:))
+            case .illusts: illusts = try reader.readArray(of: PixivIllust.init(json:), reservingCapacity: BookmarksPage.pageSize)
             case .nextURL: nextURL = try reader.readNextURL()
             }
         }

@@ -21,6 +21,9 @@ public struct BookmarksPage: Sendable, Hashable, Decodable {
         self.nextURL = nextURL
     }
 
+    /// How many works Pixiv sends on a full page.
+    static let pageSize = 30
+
     enum CodingKeys: String, CodingKey, CaseIterable { case illusts, nextURL = "next_url" }
 
     /// Decodes Pixiv's `{"illusts":[…],"next_url":…}`; a missing, `null` or empty `next_url`
