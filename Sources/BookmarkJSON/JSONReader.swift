@@ -152,9 +152,18 @@ package struct JSONReader {
     }
 
     /// ``plainStringEnd(from:)``, and whether the string's bytes are all ASCII: such a string
-    /// is valid UTF-8 without a check of its own (most of what Pixiv and the journal write:
-    /// URLs, dates, keys).
+    /// is valid UTF-8 without a check of its own (most of what the journal writes: URLs, dates,
+    /// keys).
     func plainStringScan(from start: Int) -> (end: Int, isASCII: Bool)? {
+        let scan = specialByteScan(from: start)
+        guard scan.index < bytes.count, bytes[scan.index] == UInt8(ascii: "\"") else { return nil }
+        return (scan.index, scan.isASCII)
+    }
+
+    /// The index of the first quote, backslash or control character at or after `start` (the
+    /// end of the bytes when there is none), and whether the bytes before it are all ASCII.
+    @inline(__always)
+    func specialByteScan(from start: Int) -> (index: Int, isASCII: Bool) {
         var index = start
         // The bytes passed so far, OR-ed together: bit 7 of a byte is set if any was not ASCII.
         var seen: UInt64 = 0
@@ -171,15 +180,14 @@ package struct JSONReader {
                 }
                 let before = flags.trailingZeroBitCount / 8
                 seen |= before == 0 ? 0 : word & (UInt64.max >> (64 - 8 * before))
-                index += before
+                return (index + before, seen & 0x8080_8080_8080_8080 == 0)
             }
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") { return (index, seen & 0x8080_8080_8080_8080 == 0) }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             seen |= UInt64(byte)
             index += 1
         }
-        return nil
+        return (index, seen & 0x8080_8080_8080_8080 == 0)
     }
 
     /// The bytes of the value at the reader when it is an array of strings without escapes,
@@ -211,10 +219,7 @@ package struct JSONReader {
     /// escapes): the fields a reader does not know cost no allocation.
     private mutating func skipString() throws {
         let start = position + 1
-        guard let (end, isASCII) = scanPlainString() else {
-            _ = try readEscapedString()
-            return
-        }
+        guard let (end, isASCII) = scanPlainString() else { return try skipEscapedString() }
         guard isASCII || isValidUTF8(UnsafeRawBufferPointer(rebasing: bytes[start..<end])) else {
             throw error("the string is not valid UTF-8", at: start)
         }
@@ -263,74 +268,6 @@ package struct JSONReader {
             return nil
         }
         return try readString()
-    }
-
-    private mutating func readEscapedString() throws -> String {
-        let start = position
-        position += 1
-        var utf8: [UInt8] = []
-        while true {
-            guard position < bytes.count else { throw error("the string is not closed", at: start) }
-            let byte = bytes[position]
-            position += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                return try utf8.withUnsafeBytes { try makeString($0, at: start + 1) }
-            case UInt8(ascii: "\\"):
-                guard position < bytes.count else { throw error("the string is not closed", at: start) }
-                let escape = bytes[position]
-                position += 1
-                switch escape {
-                case UInt8(ascii: "\""): utf8.append(0x22)
-                case UInt8(ascii: "\\"): utf8.append(0x5C)
-                case UInt8(ascii: "/"): utf8.append(0x2F)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    let escapeStart = position - 2
-                    var scalar = try readHex4()
-                    if (0xD800...0xDBFF).contains(scalar) {
-                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                              bytes[position + 1] == UInt8(ascii: "u") else {
-                            throw error("a lone high surrogate (\\u\(hex(scalar))): no low surrogate follows it", at: escapeStart)
-                        }
-                        position += 2
-                        let low = try readHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else {
-                            throw error("a high surrogate (\\u\(hex(scalar))) is followed by \\u\(hex(low)), not a low surrogate", at: escapeStart)
-                        }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00...0xDFFF).contains(scalar) {
-                        throw error("a lone low surrogate (\\u\(hex(scalar)))", at: escapeStart)
-                    }
-                    utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
-                default:
-                    throw error("'\\\(Character(Unicode.Scalar(escape)))' is not a JSON escape", at: position - 2)
-                }
-            default:
-                guard byte >= 0x20 else { throw error("a control character (0x\(hex(UInt32(byte)))) must be escaped in a string", at: position - 1) }
-                utf8.append(byte)
-            }
-        }
-    }
-
-    private func hex(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16, uppercase: true)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-
-    private mutating func readHex4() throws -> UInt32 {
-        guard position + 4 <= bytes.count else { throw error("a \\u escape needs four hex digits") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            guard let digit = hexDigitValue(bytes[position]) else { throw error("a \\u escape needs four hex digits") }
-            value = value << 4 | digit
-            position += 1
-        }
-        return value
     }
 
     package mutating func readBool() throws -> Bool {
