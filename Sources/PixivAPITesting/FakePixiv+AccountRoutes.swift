@@ -22,7 +22,7 @@ extension FakePixiv {
                 PixivJSON.writeIllust(item.work, withheld: item.withheld, isBookmarked: item.isBookmarked, translate: translate, into: &json)
             }
             json.raw("],\"next_url\":")
-            if let nextURL { json.string(nextURL) } else { json.raw("null") }
+            if let nextURL { json.pixivString(nextURL) } else { json.raw("null") }
             json.raw("}")
             return json.withUnsafeBytes { Data($0) }
         }
