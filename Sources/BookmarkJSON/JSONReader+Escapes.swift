@@ -5,13 +5,13 @@
 
 extension JSONReader {
     /// Reads the string with escapes at the reader, which is at its opening quote.
-    @usableFromInline
     mutating func readEscapedString() throws -> String {
+        // The reader's buffer (the size of the longest string so far), taken out while the
+        // walk (which mutates the reader too) writes it, and put back for the next string.
         var utf8: [UInt8] = []
-        // The text is never longer than its escaped form: room up to the first quote (the
-        // end, unless an escaped quote comes first) is made once.
-        let firstQuote = firstOffset(of: UInt8(ascii: "\""), or: UInt8(ascii: "\""), in: UnsafeRawBufferPointer(rebasing: bytes[(position + 1)...]))
-        utf8.reserveCapacity(firstQuote)
+        swap(&utf8, &unescaped)
+        defer { swap(&utf8, &unescaped) }
+        utf8.removeAll(keepingCapacity: true)
         try walkEscapedString(keepingIn: &utf8, keeps: true)
         return String(decoding: utf8, as: UTF8.self)
     }
@@ -36,7 +36,8 @@ extension JSONReader {
             if run.index > position {
                 let plain = UnsafeRawBufferPointer(rebasing: bytes[position..<run.index])
                 guard run.isASCII || isValidUTF8(plain) else { throw error("the string is not valid UTF-8", at: start + 1) }
-                if keeps { utf8.append(contentsOf: plain) }
+                // Typed, so that the array copies the run whole rather than byte by byte.
+                if keeps { utf8.append(contentsOf: plain.assumingMemoryBound(to: UInt8.self)) }
                 position = run.index
             }
             guard position < bytes.count else { throw error("the string is not closed", at: start) }
