@@ -105,7 +105,7 @@ extension FakePixiv {
             ])
         }
         let tags = page.map { ["name": $0.key, "count": $0.value] as [String: Any] }
-        return Self.json(200, PixivBodies.json(["bookmark_tags": tags, "next_url": nextURL]))
+        return Self.json(200, PixivBodies.appAPI(["bookmark_tags": tags, "next_url": nextURL]))
     }
 
     func bookmarkDetail(_ call: Call, account: AccountState) -> HTTPResponse {
@@ -122,7 +122,7 @@ extension FakePixiv {
             "restrict": location?.restrict.rawValue ?? "public",
             "tags": names.map { ["name": $0, "is_registered": registered.contains($0)] as [String: Any] },
         ]
-        return Self.json(200, PixivBodies.json(["bookmark_detail": detail]))
+        return Self.json(200, PixivBodies.appAPI(["bookmark_detail": detail]))
     }
 
     func addBookmark(_ call: Call, account: inout AccountState) -> HTTPResponse {
@@ -163,6 +163,6 @@ extension FakePixiv {
             "profile_publicity": ["gender": "public", "region": "public", "pawoo": true] as [String: Any],
             "workspace": ["pc": "", "monitor": "", "tool": ""],
         ]
-        return Self.json(200, PixivBodies.json(body))
+        return Self.json(200, PixivBodies.appAPI(body))
     }
 }

@@ -1,3 +1,4 @@
+import BookmarkJSON
 import Foundation
 import PixivAPI
 
@@ -152,10 +153,11 @@ extension FakePixiv {
     }
 }
 
-/// Pixiv's JSON bodies for errors.
+/// Pixiv's JSON bodies other than a page of works: errors, and the small answers built as
+/// objects.
 enum PixivBodies {
     static func error(message: String, userMessage: String = "", reason: String = "") -> Data {
-        json(["error": ["user_message": userMessage, "message": message, "reason": reason, "user_message_details": [String: String]()]])
+        appAPI(["error": ["user_message": userMessage, "message": message, "reason": reason, "user_message_details": [String: String]()]])
     }
 
     static let oauthRejected = error(message: "Error occurred at the OAuth process. Please check your Access Token to fix this. Error Message: invalid_grant")
@@ -169,5 +171,21 @@ enum PixivBodies {
     static func json(_ object: Any) -> Data {
         // Every object built here is made of JSON types, so serialization cannot fail.
         (try? JSONSerialization.data(withJSONObject: object)) ?? Data("{}".utf8)
+    }
+
+    /// `object` as the app API writes it: ``json(_:)``'s text (which escapes `/` already) with
+    /// every character outside ASCII, and `&`, `<` and `>`, escaped as Pixiv escapes them
+    /// (`JSONWriter.pixivString(_:)`). JSON's own syntax is ASCII and has none of those, so each
+    /// one met is inside a string.
+    static func appAPI(_ object: Any) -> Data {
+        var escaped = JSONWriter()
+        for scalar in String(decoding: json(object), as: UTF8.self).unicodeScalars {
+            if scalar.isASCII && !"&<>".unicodeScalars.contains(scalar) {
+                escaped.byte(UInt8(scalar.value))
+            } else {
+                escaped.pixivEscape(scalar)
+            }
+        }
+        return Data(escaped.takeBytes())
     }
 }

@@ -24,6 +24,10 @@ import Synchronization
 /// - Pagination as Pixiv: 30 per page, newest bookmark first; `next_url` carries
 ///   `max_bookmark_id`, the bookmark ID of the first work of the next page (or of this page's
 ///   last, ``cursorMeaning``).
+/// - JSON as Pixiv writes it: the app API's answers escape every `/` as `\/`, every character
+///   outside ASCII as `\u` and four lower-case hex digits, and `&`, `<`, `>` as `\u0026`,
+///   `\u003C`, `\u003E` (as answers recorded from Pixiv show), so that a client is tried on
+///   what every real page holds.
 /// - One work is in at most one list: bookmarking it again moves it to the top of the list it is
 ///   added to (possibly the other one).
 /// - Works the account can no longer see (``withhold(illustID:reason:)``, ``hide(illustID:)``,

@@ -42,12 +42,7 @@ extension JSONWriter {
                     index += 1
                 } else {
                     let (scalar, length) = Self.scalar(in: utf8, at: index)
-                    if scalar < 0x10000 {
-                        pixivEscape(UInt16(scalar))
-                    } else {
-                        pixivEscape(UInt16(0xD800 + (scalar - 0x10000) >> 10))
-                        pixivEscape(UInt16(0xDC00 + (scalar - 0x10000) & 0x3FF))
-                    }
+                    pixivEscape(scalar)
                     index += length
                 }
                 copied = index
@@ -55,6 +50,26 @@ extension JSONWriter {
             raw(UnsafeRawBufferPointer(rebasing: utf8[copied...]))
         }
         byte(UInt8(ascii: "\""))
+    }
+
+    /// `scalar` as `\u` escapes: one, or a surrogate pair above U+FFFF; `&`, `<` and `>` in
+    /// the upper-case hex PHP's flags for them write.
+    mutating func pixivEscape(_ scalar: Unicode.Scalar) {
+        switch scalar {
+        case "&": raw(#"\u0026"#)
+        case "<": raw(#"\u003C"#)
+        case ">": raw(#"\u003E"#)
+        default: pixivEscape(scalar.value)
+        }
+    }
+
+    private mutating func pixivEscape(_ scalar: UInt32) {
+        if scalar < 0x10000 {
+            pixivEscape(UInt16(scalar))
+        } else {
+            pixivEscape(UInt16(0xD800 + (scalar - 0x10000) >> 10))
+            pixivEscape(UInt16(0xDC00 + (scalar - 0x10000) & 0x3FF))
+        }
     }
 
     /// `\u` and the four lower-case hex digits of `unit`.

@@ -41,6 +41,22 @@ import Testing
         }
     }
 
+    @Test func otherAnswersAreEscapedAsPixivEscapesThem() async throws {
+        let pixiv = FakePixiv(userID: 7, public: Self.works)
+        let token = pixiv.issueAccessToken()
+        let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(token))
+        try await client.addBookmark(illustID: 9_000_004, restrict: .private, tags: ["お気に入り", "C++ & <co>"])
+        let response = try await pixiv.send(HTTPRequest(
+            url: try #require(URL(string: "https://app-api.pixiv.net/v1/user/bookmark-tags/illust?user_id=7&restrict=private")),
+            headers: ["Authorization": "Bearer \(token)"]
+        ))
+        #expect(response.body.allSatisfy { $0 < 0x80 }, "nothing outside ASCII is sent raw")
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(text.contains(#"\u304a\u6c17\u306b\u5165\u308a"#) && text.contains(#"C++ \u0026 \u003Cco\u003E"#), "\(text)")
+        let tags = try await client.bookmarkTags(userID: 7, restrict: .private)
+        #expect(Set(tags.tags.map(\.name)) == ["お気に入り", "C++ & <co>"])
+    }
+
     @Test func theClientReadsTheDialectIntoTheSameValues() async throws {
         let pixiv = FakePixiv(userID: 7, public: Self.works)
         let client = PixivClient(transport: pixiv, tokens: StaticAccessToken(pixiv.issueAccessToken()))
