@@ -20,9 +20,7 @@ extension JSONWriter {
                 case UInt8(ascii: "\""): escape = #"\""#
                 case UInt8(ascii: "\\"): escape = #"\\"#
                 case UInt8(ascii: "/"): escape = #"\/"#
-                case UInt8(ascii: "&"): escape = #"\u0026"#
-                case UInt8(ascii: "<"): escape = #"\u003C"#
-                case UInt8(ascii: ">"): escape = #"\u003E"#
+                case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"): escape = nil
                 case 0x08: escape = #"\b"#
                 case 0x0C: escape = #"\f"#
                 case 0x0A: escape = #"\n"#
@@ -38,7 +36,7 @@ extension JSONWriter {
                     raw(escape)
                     index += 1
                 } else if lead < 0x80 {
-                    pixivEscape(UInt16(lead))
+                    pixivEscape(Unicode.Scalar(lead))
                     index += 1
                 } else {
                     let (scalar, length) = Self.scalar(in: utf8, at: index)
