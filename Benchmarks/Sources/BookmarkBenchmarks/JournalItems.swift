@@ -55,7 +55,7 @@ struct JournalItems {
     /// from both callers, alternating with each other and the floor in the same way; and so is
     /// the encoding alone (each batch made into its line as an append makes it, no file), once
     /// a round for both: the floor and the encoding are what an append cannot do without.
-    func appendDurableWithFloor() async throws -> (ours: Figure, fromStoragePool: Figure, floor: Figure, encoding: Figure) {
+    func appendDurableWithFloor() async throws -> (ours: Figure, fromStoragePool: Figure, floor: Figure, encoding: Figure, overwriteFloor: Figure) {
         var warmUp = try await appendSample(.always, from: .storagePool)
         scratch.remove(warmUp.directory)
         warmUp = try await appendSample(.always, from: .cooperativePool)
@@ -72,10 +72,12 @@ struct JournalItems {
             throw HarnessError("expected one journal line per batch, found \(lines.count) for \(dataset.changeBatches.count)")
         }
         _ = try floorSample(header: header, lines: lines)
+        _ = try overwriteFloorSample(header: header, lines: lines)
 
         var ours: [Double] = []
         var fromStoragePool: [Double] = []
         var floor: [Double] = []
+        var overwriteFloor: [Double] = []
         var encoding: [Double] = []
         let batches = dataset.changeBatches
         let journalLineBytes = lines.reduce(0) { $0 + $1.count }
@@ -89,13 +91,24 @@ struct JournalItems {
                 if caller == .cooperativePool { ours.append(sample.milliseconds) } else { fromStoragePool.append(sample.milliseconds) }
             }
             floor.append(try floorSample(header: header, lines: lines))
+            overwriteFloor.append(try overwriteFloorSample(header: header, lines: lines))
             var encodedBytes = 0
             encoding.append(elapsedMilliseconds { encodedBytes = JournalStorage.encodeEachBatch(batches) })
             guard encodedBytes == journalLineBytes else {
                 throw HarnessError("encoding the batches gave \(encodedBytes) bytes, not the journal's \(journalLineBytes)")
             }
         }
-        return (Figure(samples: ours), Figure(samples: fromStoragePool), Figure(samples: floor), Figure(samples: encoding))
+        return (Figure(samples: ours), Figure(samples: fromStoragePool), Figure(samples: floor), Figure(samples: encoding), Figure(samples: overwriteFloor))
+    }
+
+    /// `--time-encode`: `batches` made into their journal lines as appends make them, seven
+    /// times, each time printed: the encoding on its own, to profile.
+    static func timeEncoding(_ batches: [[BookmarkChange]]) {
+        for _ in 0..<7 {
+            var bytes = 0
+            let elapsed = elapsedMilliseconds { bytes = JournalStorage.encodeEachBatch(batches) }
+            print(String(format: "%.2f ms (%d bytes)", elapsed, bytes))
+        }
     }
 
     /// How many batches `append_unsynced_grouped` hands over at once: 3,000 bookmarks.
@@ -139,6 +152,68 @@ struct JournalItems {
                 guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
             }
         }
+    }
+
+    /// How much a file grows at a time in ``overwriteFloorSample(header:lines:)``.
+    static let overwriteChunk = 256 << 10
+
+    /// The same lines made durable the other way a log can be written: into space written
+    /// (with spaces) and fsynced ahead, a chunk at a time, so that each line is a `pwrite` over
+    /// bytes already on disk and an `fdatasync` with no metadata to commit; a chunk's spaces go
+    /// out with the line that needs them, under one `fsync`. What a journal written this way
+    /// could cost, beside the floor of appending (see issue 25's notes: not what the journal
+    /// does).
+    private func overwriteFloorSample(header: [UInt8], lines: [[UInt8]]) throws -> Double {
+        let directory = try scratch.directory("overwrite-floor")
+        defer { scratch.remove(directory) }
+        let path = directory.path + "/floor.jsonl"
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw POSIXFailure(call: "open", path: path) }
+        defer { close(descriptor) }
+        try Self.writeFully(header, to: descriptor, path: path)
+        guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
+        let spaces = [UInt8](repeating: UInt8(ascii: " "), count: Self.overwriteChunk)
+        var position = header.count
+        var allocated = header.count
+        return try elapsedMilliseconds {
+            for line in lines {
+                try Self.writeFully(line, to: descriptor, at: position, path: path)
+                if position + line.count >= allocated {
+                    // One byte of space always follows the last line.
+                    while position + line.count >= allocated {
+                        try Self.writeFully(spaces, to: descriptor, at: allocated, path: path)
+                        allocated += spaces.count
+                    }
+                    guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", path: path) }
+                } else {
+                    guard dataSync(descriptor) == 0 else { throw POSIXFailure(call: "fdatasync", path: path) }
+                }
+                position += line.count
+            }
+        }
+    }
+
+    private static func writeFully(_ bytes: [UInt8], to descriptor: Int32, at offset: Int, path: String) throws {
+        try bytes.withUnsafeBytes { buffer in
+            var written = 0
+            while written < buffer.count {
+                let result = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXFailure(call: "pwrite", path: path)
+                }
+                written += result
+            }
+        }
+    }
+
+    /// `fdatasync` where there is one (Linux); `fsync` elsewhere, as the floor does.
+    private func dataSync(_ descriptor: Int32) -> Int32 {
+        #if os(Linux)
+        fdatasync(descriptor)
+        #else
+        fsync(descriptor)
+        #endif
     }
 
     private static func writeFully(_ bytes: [UInt8], to descriptor: Int32, path: String) throws {

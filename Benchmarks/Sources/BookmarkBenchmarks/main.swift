@@ -25,6 +25,7 @@ let usage = """
       \(AccountsOpen.memoryFlag) <dir>  one round of accounts_open_1000 over the journals in <dir>, print its memory figures, then exit
       --time-open <dir>              open the store in <dir> (and ask for its top 50 tags) 7 times, print each time in ms
       --whole                        with --time-open: delete the checkpoint first and write none, so each open reads the journal whole
+      --time-encode                  make the --n bookmarks' batches into their journal lines, as appends do, 7 times; print each time in ms
     """
 
 struct Arguments {
@@ -39,6 +40,7 @@ struct Arguments {
     var timeOpenDirectory: String?
     var timeOpenWhole = false
     var uncompacted = false
+    var timeEncode = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments.dropFirst()
@@ -72,6 +74,7 @@ struct Arguments {
             case "--time-open": timeOpenDirectory = try value(of: argument)
             case "--whole": timeOpenWhole = true
             case "--uncompacted": uncompacted = true
+            case "--time-encode": timeEncode = true
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -139,6 +142,10 @@ do {
             print(String(format: "%.2f ms", elapsed))
             try await store?.close()
         }
+        exit(0)
+    }
+    if arguments.timeEncode {
+        JournalItems.timeEncoding(Dataset(count: arguments.n).changeBatches)
         exit(0)
     }
     let start = ContinuousClock.now
