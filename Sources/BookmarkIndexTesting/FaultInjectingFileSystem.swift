@@ -6,7 +6,7 @@ import Synchronization
 /// against: a write cut short at any byte, a failed write, fsync or rename, a crash between any
 /// two steps, and the loss of everything not yet fsynced.
 ///
-/// Every mutating call (open for writing, write, fsync, truncate, closing a written file, rename,
+/// Every mutating call (open for writing, write, fsync, fdatasync, truncate, closing a written file, rename,
 /// link, directory fsync, delete) is numbered from 0; reads are not counted. ``mutatingOperations``
 /// counts them, so a test can first count the steps of an operation and then crash at each one
 /// in turn.
@@ -31,7 +31,7 @@ import Synchronization
 
     /// The mutating operations, for ``inject(_:at:)`` and ``operationLog``.
     public enum Operation: String, Sendable, Hashable {
-        case open, write, synchronize, truncate, close, rename, link, synchronizeDirectory, remove
+        case open, write, synchronize, synchronizeData, truncate, close, rename, link, synchronizeDirectory, remove
     }
 
     private struct State {
@@ -41,6 +41,9 @@ import Synchronization
         var crashed = false
         /// The length of each file at its last fsync; files written since are listed as dirty.
         var syncedLength: [String: Int] = [:]
+        /// What writes at an offset wrote over since each file's last fsync: the bytes that were
+        /// there (within its synced length), oldest first, which a power loss puts back.
+        var overwritten: [String: [(offset: Int, bytes: [UInt8])]] = [:]
         var log: [Operation] = []
         /// Files open for reading: closing them is not a step that can fail.
         var readers: Set<Int32> = []
@@ -85,15 +88,20 @@ import Synchronization
         state.withLock { $0.faultsByKind[operation, default: []].append(fault) }
     }
 
-    /// Ends the simulated crash: optionally drops every byte not fsynced (a power loss), then
-    /// lets calls through again.
+    /// Ends the simulated crash: optionally drops every byte not fsynced (a power loss: what was
+    /// written over bytes already on disk is put back as it was, and the file cut to its synced
+    /// length), then lets calls through again.
     public func restart(losingUnsyncedData: Bool) {
         state.withLock { state in
             if losingUnsyncedData {
+                for (path, writes) in state.overwritten {
+                    for write in writes.reversed() { putBack(write.bytes, atPath: path, offset: write.offset) }
+                }
                 for (path, length) in state.syncedLength {
                     cutFile(atPath: path, toLength: length)
                 }
             }
+            state.overwritten = [:]
             state.crashed = false
             state.faults = [:]
             state.faultsByKind = [:]
@@ -196,11 +204,63 @@ import Synchronization
         }
     }
 
+    public func openForWriting(atPath path: String) throws -> JournalFileHandle {
+        try failUnlessWrite(try step(.open), .open)
+        let existed = base.fileExists(atPath: path)
+        let file = try base.openForWriting(atPath: path)
+        state.withLock { state in
+            if !existed { state.syncedLength[path] = 0 }
+            else if state.syncedLength[path] == nil { state.syncedLength[path] = length(of: path) }
+        }
+        return file
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle, at offset: Int) throws {
+        let fault = try step(.write)
+        let kept: Int
+        switch fault {
+        case nil: kept = bytes.count
+        case .fail: throw Self.error("write failed")
+        case .cutShort(let keeping), .crash(let keeping): kept = min(keeping, bytes.count)
+        }
+        rememberOverwritten(file.path, offset: offset, count: kept)
+        try base.write(UnsafeRawBufferPointer(rebasing: bytes[..<kept]), to: file, at: offset)
+        switch fault {
+        case .cutShort(let keeping): throw Self.error("write cut short after \(keeping) bytes")
+        case .crash(let keeping): throw Self.error("crashed during a write after \(keeping) bytes")
+        case nil, .fail: return
+        }
+    }
+
+    /// Keeps the bytes a write at `offset` is about to replace within the file's synced length.
+    private func rememberOverwritten(_ path: String, offset: Int, count: Int) {
+        state.withLock { state in
+            let synced = state.syncedLength[path] ?? 0
+            let end = min(offset + count, synced)
+            guard end > offset else { return }
+            state.overwritten[path, default: []].append((offset, readBytes(atPath: path, offset: offset, count: end - offset)))
+        }
+    }
+
     public func synchronize(_ file: JournalFileHandle) throws {
         try failUnlessWrite(try step(.synchronize), .synchronize)
         try base.synchronize(file)
-        let length = length(of: file.path)
-        state.withLock { $0.syncedLength[file.path] = length }
+        synchronized(file.path)
+    }
+
+    public func synchronizeData(_ file: JournalFileHandle) throws {
+        try failUnlessWrite(try step(.synchronizeData), .synchronizeData)
+        try base.synchronizeData(file)
+        synchronized(file.path)
+    }
+
+    /// After an fsync or fdatasync: everything written to the file is on disk, its length included.
+    private func synchronized(_ path: String) {
+        let length = length(of: path)
+        state.withLock { state in
+            state.syncedLength[path] = length
+            state.overwritten[path] = nil
+        }
     }
 
     public func truncate(_ file: JournalFileHandle, toLength length: Int) throws {
@@ -228,6 +288,7 @@ import Synchronization
         try base.rename(atPath: source, toPath: destination)
         state.withLock { state in
             state.syncedLength[destination] = state.syncedLength.removeValue(forKey: source)
+            state.overwritten[destination] = state.overwritten.removeValue(forKey: source)
         }
     }
 
@@ -244,13 +305,34 @@ import Synchronization
     public func removeItem(atPath path: String) throws {
         try failUnlessWrite(try step(.remove), .remove)
         try base.removeItem(atPath: path)
-        state.withLock { _ = $0.syncedLength.removeValue(forKey: path) }
+        state.withLock { state in
+            state.syncedLength[path] = nil
+            state.overwritten[path] = nil
+        }
     }
 
     public func lockExclusively(atPath path: String) throws -> JournalFileHandle {
         if hasCrashed { throw Self.error("the process has crashed") }
         return try base.lockExclusively(atPath: path)
     }
+}
+
+/// `count` bytes of the file at `path` from `offset` (fewer where it ends).
+private func readBytes(atPath path: String, offset: Int, count: Int) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return [] }
+    defer { close(descriptor) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, count, off_t(offset)) }
+    return Array(bytes[..<max(0, read)])
+}
+
+/// Writes `bytes` back at `offset` of the file at `path`.
+private func putBack(_ bytes: [UInt8], atPath path: String, offset: Int) {
+    let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    defer { close(descriptor) }
+    _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, off_t(offset)) }
 }
 
 /// Cuts the file at `path` to `length` bytes, if it exists and is longer.

@@ -160,9 +160,9 @@ struct JournalItems {
     /// The same lines made durable the other way a log can be written: into space written
     /// (with spaces) and fsynced ahead, a chunk at a time, so that each line is a `pwrite` over
     /// bytes already on disk and an `fdatasync` with no metadata to commit; a chunk's spaces go
-    /// out with the line that needs them, under one `fsync`. What a journal written this way
-    /// could cost, beside the floor of appending (see issue 25's notes: not what the journal
-    /// does).
+    /// out with the line that needs them, under one `fsync`. The floor of the way the journal
+    /// writes durable lines since it writes over room (which it makes in a write and fsync of
+    /// its own, before the line), beside the floor of appending that the target is set against.
     private func overwriteFloorSample(header: [UInt8], lines: [[UInt8]]) throws -> Double {
         let directory = try scratch.directory("overwrite-floor")
         defer { scratch.remove(directory) }

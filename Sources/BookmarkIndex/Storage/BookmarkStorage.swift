@@ -39,7 +39,7 @@ public protocol BookmarkStorage: Sendable {
     /// one hand-over to the storage's threads for many batches, not one each.
     ///
     /// The default implementation appends them as one batch (``append(_:)`` of their changes,
-    /// in order). ``JournalStorage`` writes one line per batch with one `write` and one `fsync`.
+    /// in order). ``JournalStorage`` writes one line per batch with one `write` and one sync.
     func append(contentsOf batches: [[BookmarkChange]]) async throws
 
     /// Deletes everything stored.

@@ -29,7 +29,7 @@ struct GroupedAppendTests {
         let linesBefore = lineStarts(directory.journalBytes()).count
         let logged = fileSystem.operationLog.count
         try await journal.append(contentsOf: Self.group)
-        #expect(fileSystem.operationLog.dropFirst(logged) == [.write, .synchronize], "one write and one fsync for the group")
+        #expect(fileSystem.operationLog.dropFirst(logged) == [.write, .synchronizeData], "one write and one fdatasync for the group")
         #expect(lineStarts(directory.journalBytes()).count == linesBefore + Self.group.count)
         // The sequence goes on after the group: a batch appended alone comes next.
         try await journal.append(generatedBatch(first: 50, count: 1))
@@ -46,12 +46,17 @@ struct GroupedAppendTests {
         let fileSystem = FaultInjectingFileSystem()
         let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions(fileSystem: fileSystem))
         for batch in Self.history { try await journal.append(batch) }
-        let before = directory.journalBytes()
-        for fault in [FaultInjectingFileSystem.Operation.write, .synchronize] {
-            if fault == .write { fileSystem.inject(.cutShort(keeping: 700), atNext: .write) } else { fileSystem.inject(.fail, atNext: .synchronize) }
+        let before = directory.journalLines()
+        for fault in [FaultInjectingFileSystem.Operation.write, .synchronize, .synchronizeData] {
+            // The first failure cuts the room off with the lines; each later append makes room
+            // (a write of spaces and an fsync) before it writes its lines and fdatasyncs.
+            switch fault {
+            case .write: fileSystem.inject(.cutShort(keeping: 700), atNext: .write)
+            default: fileSystem.inject(.fail, atNext: fault)
+            }
             let error = try await #require(throws: BookmarkIndexError.self) { try await journal.append(contentsOf: Self.group) }
             #expect(error.code == .io && error.message.contains("batches 2 to 5") && error.message.contains("none of them was stored"), "\(error.message)")
-            #expect(directory.journalFingerprint() == fingerprint(before), "\(fault): the group's lines were cut off")
+            #expect(fingerprint(directory.journalBytes()) == fingerprint(before), "\(fault): the group's lines (and the room) were cut off")
         }
         try await journal.append(contentsOf: Self.group)
         try await journal.close()

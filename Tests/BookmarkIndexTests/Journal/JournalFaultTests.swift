@@ -33,15 +33,17 @@ struct JournalFaultTests {
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
         let journal = try await openWithHistory(directory, fileSystem)
-        let before = directory.journalBytes()
+        let before = directory.journalLines()
         var line = JSONWriter()
         JournalCodec.appendBatch(sequence: 3, pending, to: &line)
         for keep in 0..<line.bytes.count {
-            fileSystem.inject(.cutShort(keeping: keep), atNext: .write)
+            // The history left room, which the first failure cuts off; from then on an append
+            // first makes room again (a write of spaces, an fsync), then writes its line.
+            fileSystem.inject(.cutShort(keeping: keep), at: fileSystem.mutatingOperations + (keep == 0 ? 0 : 2))
             let error = try await #require(throws: BookmarkIndexError.self) { try await journal.append(pending) }
             #expect(error.code == .io)
             #expect(error.message.contains("batch 3"))
-            #expect(directory.journalFingerprint() == fingerprint(before), "kept \(keep): the partial line was cut off")
+            #expect(fingerprint(directory.journalBytes()) == fingerprint(before), "kept \(keep): the partial line (and the room) were cut off")
         }
         // Still usable, and the sequence did not advance.
         try await journal.append(pending)
@@ -54,10 +56,13 @@ struct JournalFaultTests {
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
         let journal = try await openWithHistory(directory, fileSystem)
-        let before = directory.journalBytes()
-        fileSystem.inject(.fail, atNext: .synchronize)
-        await #expect(throws: BookmarkIndexError.self) { try await journal.append(pending) }
-        #expect(directory.journalFingerprint() == fingerprint(before))
+        let before = directory.journalLines()
+        // The line's fdatasync over the room; then, the room cut off, the fsync of new room.
+        for sync in [FaultInjectingFileSystem.Operation.synchronizeData, .synchronize] {
+            fileSystem.inject(.fail, atNext: sync)
+            await #expect(throws: BookmarkIndexError.self) { try await journal.append(pending) }
+            #expect(fingerprint(directory.journalBytes()) == fingerprint(before), "\(sync)")
+        }
         try await journal.close()
         #expect(try await reopen(directory) == state(acknowledged))
     }
@@ -67,16 +72,23 @@ struct JournalFaultTests {
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
         let journal = try await openWithHistory(directory, fileSystem)
+        let acknowledgedLength = directory.journalLines().count
         fileSystem.inject(.cutShort(keeping: 10), atNext: .write)
+        // The cut back fails, and so does cutting the room off at close.
+        fileSystem.inject(.fail, atNext: .truncate)
         fileSystem.inject(.fail, atNext: .truncate)
         await #expect(throws: BookmarkIndexError.self) { try await journal.append(pending) }
         let error = try await #require(throws: BookmarkIndexError.self) { try await journal.append(pending) }
         #expect(error.message.contains("reopen the store"))
         try await journal.close()
-        // Reopening cuts the torn tail the failed write left.
+        let left = directory.journalBytes()
+        #expect(left.last == UInt8(ascii: " "), "the room is still there")
+        // Reopening cuts the torn tail the failed write left, and the room after it.
         let reopened = try await JournalStorage.open(directory: directory.url, options: journalOptions())
         #expect(StateDump(try await reopened.load()) == state(acknowledged))
-        #expect(reopened.recovery.truncatedTail?.bytes == 10)
+        #expect(reopened.recovery.truncatedTail?.offset == acknowledgedLength)
+        #expect(reopened.recovery.truncatedTail?.bytes == left.count - acknowledgedLength, "the 10 torn bytes and the room after them")
+        #expect(directory.journalBytes().count == acknowledgedLength, "both cut off")
     }
 
     @Test func failedRenameDuringCompactionLeavesTheOldJournal() async throws {
@@ -84,7 +96,7 @@ struct JournalFaultTests {
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
         let journal = try await openWithHistory(directory, fileSystem)
-        let before = directory.journalBytes()
+        let before = directory.journalLines()
         var live = BookmarkIndexState()
         for batch in acknowledged { live.apply(batch) }
         fileSystem.inject(.fail, atNext: .rename)

@@ -83,7 +83,7 @@ import Testing
         let store = try await BookmarksIndexStore.open(directory: directory.url, options: storeOptions(fileSystem))
         let received = Self.collect(await store.changes())
         try await store.apply(generatedBatch(first: 1, count: 3))
-        fileSystem.inject(.fail, atNext: .synchronize)
+        fileSystem.inject(.fail, atNext: .synchronizeData)
         await #expect(throws: BookmarkIndexError.self) { try await store.apply(generatedBatch(first: 10, count: 3)) }
         #expect(await store.count(in: .public) == 3)
         try await store.apply(generatedBatch(first: 20, count: 2))

@@ -36,10 +36,21 @@
     func seek(_ file: JournalFileHandle, toOffset offset: Int) throws
     /// Opens (creating if needed) a file for appending; `truncating` empties it first.
     func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle
-    /// Writes all of `bytes` at the end of the file, or throws (possibly after writing a prefix).
+    /// Opens (creating if needed) a file for writing at offsets (``write(_:to:at:)``), keeping
+    /// what it holds: the journal in use, which may hold room written ahead past its last line.
+    func openForWriting(atPath path: String) throws -> JournalFileHandle
+    /// Writes all of `bytes` at the end of the file (opened for appending), or throws (possibly
+    /// after writing a prefix).
     func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws
-    /// Makes what was written to the file durable (`fsync`).
+    /// Writes all of `bytes` at `offset` of the file (opened for writing), over what is there
+    /// and past its end, or throws (possibly after writing a prefix).
+    func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle, at offset: Int) throws
+    /// Makes what was written to the file durable, its length included (`fsync`).
     func synchronize(_ file: JournalFileHandle) throws
+    /// Makes the bytes written over the file's existing length durable, without the metadata
+    /// that reading them back does not need (`fdatasync`): after a write that did not grow the
+    /// file, no file-system journal commit.
+    func synchronizeData(_ file: JournalFileHandle) throws
     /// Cuts the file to `length` bytes.
     func truncate(_ file: JournalFileHandle, toLength length: Int) throws
     /// Closes the file.

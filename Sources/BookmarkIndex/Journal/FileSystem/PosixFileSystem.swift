@@ -67,8 +67,34 @@ import Darwin
         }
     }
 
+    public func openForWriting(atPath path: String) throws -> JournalFileHandle {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("open", path) }
+        return JournalFileHandle(descriptor: descriptor, path: path)
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle, at offset: Int) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = pwrite(file.descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset + written))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("write to", file.path)
+            }
+            written += count
+        }
+    }
+
     public func synchronize(_ file: JournalFileHandle) throws {
         guard fsync(file.descriptor) == 0 else { throw failure("fsync", file.path) }
+    }
+
+    public func synchronizeData(_ file: JournalFileHandle) throws {
+        #if os(Linux)
+        guard fdatasync(file.descriptor) == 0 else { throw failure("fdatasync", file.path) }
+        #else
+        guard fsync(file.descriptor) == 0 else { throw failure("fsync", file.path) }
+        #endif
     }
 
     public func truncate(_ file: JournalFileHandle, toLength length: Int) throws {

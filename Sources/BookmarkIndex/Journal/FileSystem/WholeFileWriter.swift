@@ -43,7 +43,7 @@ enum WholeFileWriter {
         let installed = try installJournal(state, compacted: compacted, directory: directory, options: options, keepingOldAs: aside)
         try options.fileSystem.synchronizeDirectory(atPath: directory)
         CheckpointPolicy.refreshCheckpoint(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
-        let file = try options.fileSystem.openForAppending(atPath: directory + "/" + journalFileName, truncating: false)
+        let file = try options.fileSystem.openForWriting(atPath: directory + "/" + journalFileName)
         return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
     }
 

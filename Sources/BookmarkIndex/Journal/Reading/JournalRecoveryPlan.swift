@@ -12,7 +12,7 @@ struct JournalRecoveryPlan {
         /// Write the state as a new journal (a migration, or a salvage that keeps the damaged
         /// file under `keepingDamagedAs`).
         case rewrite(keepingDamagedAs: String?)
-        /// Append to the journal as it is, first cutting a torn tail back to `cuttingTailTo`.
+        /// Append to the journal as it is, first cutting a torn tail (or room) back to `cuttingTailTo`.
         case append(cuttingTailTo: Int?)
     }
 
@@ -100,8 +100,10 @@ struct JournalRecoveryPlan {
             action = .rewrite(keepingDamagedAs: aside)
             return
         }
-        // Without damage before it, the torn line starts where the last good line ends.
-        action = .append(cuttingTailTo: scan.tornTail?.offset)
+        // Without damage before it, the torn line starts where the last good line ends; so
+        // does room left by a process that ended without closing the journal (no repair: it is
+        // cut so that the writer's room starts from none).
+        action = .append(cuttingTailTo: scan.tornTail?.offset ?? (scan.room > 0 ? scan.goodLength : nil))
         if let header = reading.header, let id = header.id,
            CheckpointPolicy.wantsCheckpoint(afterReplaying: scan.goodLength - (reading.resumedAt?.offset ?? 0), resumedAt: reading.resumedAt?.offset, options: options) {
             checkpoint = IndexCheckpoint.Coverage(

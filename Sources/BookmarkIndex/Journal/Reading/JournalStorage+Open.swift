@@ -41,7 +41,7 @@ extension JournalStorage {
             return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: plan.state, recovery: plan.recovery)
         case .append(let cut):
             let scan = reading.scan!
-            let file = try fileSystem.openForAppending(atPath: journalPath, truncating: false)
+            let file = try fileSystem.openForWriting(atPath: journalPath)
             do {
                 if let cut {
                     try fileSystem.truncate(file, toLength: cut)

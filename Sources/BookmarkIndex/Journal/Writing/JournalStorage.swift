@@ -5,9 +5,10 @@ import Synchronization
 ///
 /// - **Format**: a header line, then one line per committed batch, each with a sequence number
 ///   and a CRC-32C; see the "Journal format" article.
-/// - **Durability**: one `write` per batch, then `fsync` (``Options/Durability/always``, the
-///   default) or not (``Options/Durability/none``). When `append` returns, the batch is on disk;
-///   when a write or fsync fails, the file is cut back to its last good length and the error is
+/// - **Durability**: one `write` per batch, then `fdatasync` (``Options/Durability/always``, the
+///   default) or not (``Options/Durability/none``); a durable line is written over room made
+///   ahead, spaces past the last line fsynced 256 KiB at a time, which ``close()`` cuts off.
+///   When `append` returns, the batch is on disk; when a write or sync fails, the file is cut back to its last good length and the error is
 ///   reported, so what was acknowledged is on disk and what failed is not.
 /// - **Recovery**: a torn or checksum-failing *last* line is a crash mid-write: open cuts it off
 ///   and says so in ``recovery``. A bad line anywhere else, or a gap in the sequence numbers, is
@@ -147,8 +148,8 @@ public final class JournalStorage: CompactableStorage {
         try appendNow(contentsOf: CollectionOfOne(changes))
     }
 
-    /// Appends `batches` as one line each, with one `write` and (durable) one `fsync` for them
-    /// all, on the pool, in one hand-over: all of them are on disk when this returns, none
+    /// Appends `batches` as one line each, with one `write` and (durable) one `fdatasync` for
+    /// them all (one a piece of 256 KiB of lines, when they are longer), on the pool, in one hand-over: all of them are on disk when this returns, none
     /// when it throws. What an import or a migration writes, many batches at once.
     ///
     /// - Throws: as ``append(_:)``, for all of them.

@@ -1,12 +1,14 @@
 import BookmarkJSON
 // The journal's writer: the open file and its lock, one batch appended at a time (cut back
-// when a write or fsync fails), and the closing of both.
+// when a write or fsync fails), and the closing of both. Durable appends are written over room
+// made ahead (JournalWriter+Room.swift).
 
 /// The state of an open journal that only one thread at a time may touch (``JournalStorage``
 /// keeps it behind a mutex). Every method blocks on the file system.
 struct JournalWriter {
     var file: JournalFileHandle?
     var lock: JournalFileHandle?
+    /// Where the last line ends: where the next one is written.
     var length: Int
     var nextSequence: Int
     var lengthAfterCompaction: Int
@@ -17,6 +19,9 @@ struct JournalWriter {
     /// While a compaction writes the new file: the batches appended since it began, which
     /// it carries over into the new file.
     var carried: [[BookmarkChange]]?
+    /// The bytes of spaces past `length` already on disk: room that durable appends write over
+    /// (see ``appendDurably(_:to:)``). The file is `length + room` bytes long.
+    var room = 0
 
     let path: String
     let fileSystem: any JournalFileSystem
@@ -30,26 +35,35 @@ struct JournalWriter {
         }
     }
 
-    /// Appends one batch as one line: one `write`, then `fsync` when durable. When either
-    /// fails, the file is cut back to its last good length, so what failed is not on disk.
+    /// Appends one batch as one line: one `write`, then, when durable, an `fdatasync` (see
+    /// ``appendDurably(_:to:)``). When either fails, the file is cut back to its last good
+    /// length, so what failed is not on disk.
     mutating func append(_ changes: [BookmarkChange]) throws {
         try append(contentsOf: CollectionOfOne(changes))
     }
 
-    /// Appends `batches` as one line each, in order, with one `write` and (when durable) one
-    /// `fsync` for them all: all of them are on disk, or (when either fails) none.
+    /// Appends `batches` as one line each, in order, with one `write` (when durable, one a
+    /// piece of at most ``roomChunk`` bytes, each made durable): all of them are on disk, or
+    /// (when a write or sync fails) none.
     mutating func append(contentsOf batches: some Collection<[BookmarkChange]>) throws {
         try checkWritable()
         guard let file, !batches.isEmpty else { return }
         let lines = Self.lines(of: batches, from: nextSequence)
         do {
-            try lines.withUnsafeBytes { try fileSystem.write($0, to: file) }
-            if durability == .always { try fileSystem.synchronize(file) }
+            try lines.withUnsafeBytes { bytes in
+                if durability == .always {
+                    try appendDurably(bytes, to: file)
+                } else {
+                    try fileSystem.write(bytes, to: file, at: length)
+                    room = max(0, room - bytes.count)
+                }
+            }
         } catch {
             // If even cutting back fails, the file's end is unknown: this journal refuses
             // further writes until reopened.
             do {
                 try fileSystem.truncate(file, toLength: length)
+                room = 0
                 if durability == .always { try fileSystem.synchronize(file) }
             } catch {
                 failure = BookmarkIndexError(
@@ -88,9 +102,10 @@ struct JournalWriter {
     mutating func reopen(after directory: String, length: Int, compactedLength: Int, nextSequence: Int) throws {
         if let old = file { try? fileSystem.close(old) }
         file = nil
+        room = 0
         do {
             try fileSystem.synchronizeDirectory(atPath: directory)
-            file = try fileSystem.openForAppending(atPath: path, truncating: false)
+            file = try fileSystem.openForWriting(atPath: path)
         } catch {
             let failure = BookmarkIndexError(
                 .io, "The compacted journal \(path) is in place but could not be made durable or reopened; reopen the store.",
@@ -104,9 +119,11 @@ struct JournalWriter {
         self.nextSequence = nextSequence
     }
 
-    /// Closes the file and releases the lock, both whatever happens to the first.
+    /// Cuts off the room, then closes the file and releases the lock, both whatever happens to
+    /// the first.
     mutating func close() throws {
         let file = self.file, lock = self.lock
+        if let file { cutRoom(file) }
         self.file = nil
         self.lock = nil
         var failure: (any Error)?
