@@ -67,29 +67,84 @@ struct JournalRoomTests {
         try await journal.close()
     }
 
-    @Test func aWriteOfMoreThanAChunkGoesInPiecesOfWholeLines() async throws {
+    /// A group of batches of about 600 kB, more than a write over room may be.
+    static let largeGroup = (0..<40).map { generatedBatch(first: $0 * 30 + 1, count: 30) }
+
+    @Test func aWriteOfMoreThanAChunkIsAppendedAfterTheRoomIsCut() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fileSystem = FaultInjectingFileSystem()
         let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions(fileSystem: fileSystem))
-        // About 600 kB of lines of 30 bookmarks each, then one line of about 400 kB.
-        let group = (0..<40).map { generatedBatch(first: $0 * 30 + 1, count: 30) }
-        let logged = fileSystem.operationLog.count
-        try await journal.append(contentsOf: group)
-        let syncs = fileSystem.operationLog.dropFirst(logged).filter { $0 == .synchronizeData }.count
-        let written = directory.journalLines().count
-        #expect(syncs >= (written - 1) / Self.chunk + 1 && syncs <= written / (Self.chunk / 2) + 1, "\(syncs) pieces for \(written) bytes")
+        try await journal.append(batch(100))
+        let before = directory.journalLines().count
+        var logged = fileSystem.operationLog.count
+        try await journal.append(contentsOf: Self.largeGroup)
+        #expect(directory.journalLines().count - before > Self.chunk)
+        #expect(Array(fileSystem.operationLog[logged...]) == [.truncate, .synchronize, .write, .synchronize], "the room cut durably, then one append and its fsync")
+        #expect(directory.journalBytes() == directory.journalLines() && directory.journalBytes().last == 0x0A, "no room after it")
 
-        let long = generatedBatch(first: 10_000, count: 800)
-        let before = fileSystem.operationLog.count
-        try await journal.append(long)
-        let lineLength = directory.journalLines().count - written
-        #expect(lineLength > Self.chunk)
-        #expect(fileSystem.operationLog.dropFirst(before).filter { $0 == .synchronizeData }.count == 1, "a longer line is written alone, whole")
+        logged = fileSystem.operationLog.count
+        try await journal.append(batch(101))
+        #expect(Array(fileSystem.operationLog[logged...]) == [.write, .synchronize, .write, .synchronizeData], "room made again for the next batch")
         try await journal.close()
         var expected = BookmarkIndexState()
-        for batch in group + [long] { expected.apply(batch) }
+        for batch in [batch(100)] + Self.largeGroup + [batch(101)] { expected.apply(batch) }
         #expect(try await withJournal(in: directory) { StateDump(try await $0.load()) } == StateDump(expected))
+    }
+
+    /// A crash at every step of an append that makes room first, and of a group appended after
+    /// the room is cut: the journal opens, with the batches acknowledged and all or none of the
+    /// batches being written.
+    @Test(arguments: [false, true])
+    func aCrashAtEveryStepKeepsAllOrNoneOfTheWrite(powerLoss: Bool) async throws {
+        let writes: [(String, [[BookmarkChange]], Bool)] = [
+            ("a batch on a journal without room", [batch(1)], false),
+            ("a group over a chunk after room", Self.largeGroup, true),
+        ]
+        for (what, pending, roomFirst) in writes {
+            /// A journal holding batch 0, and batch 2 written over room when `roomFirst`.
+            func prepared(_ fileSystem: FaultInjectingFileSystem, in directory: TemporaryDirectory) async throws -> JournalStorage {
+                try await makeJournal(in: directory, batches: 0..<1)
+                let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions(fileSystem: fileSystem))
+                if roomFirst { try await journal.append(batch(2)) }
+                return journal
+            }
+            let counting = TemporaryDirectory()
+            defer { counting.remove() }
+            let counter = FaultInjectingFileSystem()
+            let counted = try await prepared(counter, in: counting)
+            let start = counter.mutatingOperations
+            try await counted.append(contentsOf: pending)
+            let steps = counter.mutatingOperations - start
+            try await counted.close()
+            #expect(steps == 4, "\(what): \(counter.operationLog.suffix(4))")
+
+            let acknowledged = [batch(0)] + (roomFirst ? [batch(2)] : [])
+            for step in 0..<steps {
+                // A torn write keeps less than its first line (a prefix of whole lines is a
+                // torn write's, as before room, and kept).
+                for keep in [0, 100] {
+                    let directory = TemporaryDirectory()
+                    defer { directory.remove() }
+                    let fileSystem = FaultInjectingFileSystem()
+                    do {
+                        let journal = try await prepared(fileSystem, in: directory)
+                        fileSystem.inject(.crash(keepingBytes: keep), at: fileSystem.mutatingOperations + step)
+                        await #expect(throws: BookmarkIndexError.self) { try await journal.append(contentsOf: pending) }
+                    }
+                    fileSystem.restart(losingUnsyncedData: powerLoss)
+                    let label = "\(what): crash at step \(step) keeping \(keep), power loss \(powerLoss)"
+                    let recovered = try await withJournal(in: directory) { StateDump(try await $0.load()) }
+                    func state(_ batches: [[BookmarkChange]]) -> StateDump {
+                        var state = BookmarkIndexState()
+                        for batch in batches { state.apply(batch) }
+                        return StateDump(state)
+                    }
+                    #expect(recovered == state(acknowledged) || recovered == state(acknowledged + pending), "\(label)")
+                    if powerLoss { #expect(recovered == state(acknowledged), "\(label)") }
+                }
+            }
+        }
     }
 
     @Test func roomLeftByAProcessThatDiedIsCutAtOpenAndIsNoRepair() async throws {
@@ -98,7 +153,9 @@ struct JournalRoomTests {
         let expected = try await makeJournal(in: directory, batches: 0..<3)
         let lines = directory.journalBytes()
         // Spaces, and zeros where a file system lost some of them.
-        for room in [[UInt8](repeating: UInt8(ascii: " "), count: 5_000), [UInt8](repeating: 0, count: 4_096) + [UInt8](repeating: UInt8(ascii: " "), count: 100)] {
+        let spaces = { [UInt8](repeating: UInt8(ascii: " "), count: $0) }
+        let zeros = { [UInt8](repeating: 0, count: $0) }
+        for room in [spaces(5_000), spaces(10), zeros(4_096) + spaces(100), spaces(4_096) + zeros(100)] {
             directory.writeJournal(lines + room)
             let report = try await JournalStorage.verify(directory: directory.url)
             #expect(report.isHealthy && report.tornTail == nil, "\(report)")
@@ -200,5 +257,65 @@ struct JournalRoomTests {
         #expect(error?.code == .corrupt)
         let report = try await JournalStorage.verify(directory: directory.url)
         #expect(report.damage.map(\.line) == [3] && report.tornTail == nil, "\(report)")
+    }
+
+    /// Fewer spaces than the least room a write leaves, after other bytes, are a line cut short
+    /// in its own spaces (a title's): the journal is read as one without room.
+    @Test func aTornLineEndingInSpacesIsNoRoom() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await makeJournal(in: directory, batches: 0..<4)
+        var bytes = directory.journalBytes()
+        let damaged = line(3, of: bytes)
+        bytes[damaged.lowerBound + 30] ^= 0x01
+        let last = line(5, of: bytes)
+        let torn = Array(bytes[..<(last.lowerBound + 40)])
+        for (spaces, refused) in [(10, true), (JournalWriter.minimumRoom, false)] {
+            directory.writeJournal(torn + [UInt8](repeating: UInt8(ascii: " "), count: spaces))
+            do {
+                let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions())
+                #expect(!refused, "\(spaces) spaces")
+                #expect(journal.recovery.truncatedTail?.offset == damaged.lowerBound, "\(spaces) spaces: cut from the first bad line")
+                try await journal.close()
+            } catch let error as BookmarkIndexError {
+                #expect(refused && error.code == .corrupt, "\(spaces) spaces: \(error)")
+            }
+        }
+    }
+
+    @Test func aCompactionWhileThereIsRoomLeavesNone() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions())
+        var state = BookmarkIndexState()
+        for index in 0..<3 {
+            try await journal.append(batch(index))
+            state.apply(batch(index))
+        }
+        #expect(directory.journalBytes().count > directory.journalLines().count)
+        try await journal.beginCompaction(to: state)()
+        #expect(directory.journalBytes() == directory.journalLines(), "the compacted file has no room")
+        try await journal.append(batch(3))
+        state.apply(batch(3))
+        #expect(directory.journalBytes().count > directory.journalLines().count, "room again")
+        try await journal.close()
+        #expect(directory.journalBytes() == directory.journalLines())
+        #expect(try await withJournal(in: directory) { StateDump(try await $0.load()) } == StateDump(state))
+    }
+
+    /// A run of bad lines longer than one write over room, then a line longer than that and
+    /// room: each line is let go once (held lines were fed again, one run at a time, before).
+    @Test(.hangLimit) func aLongRunOfBadLinesBeforeTheRoomIsDamageFoundInOnePass() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await makeJournal(in: directory, batches: 0..<1)
+        let header = directory.journalBytes()
+        let longLine = [UInt8](repeating: UInt8(ascii: "x"), count: JournalWriter.roomChunk + 10) + [0x0A]
+        let blankLines = [UInt8](repeating: 0x0A, count: JournalWriter.roomChunk + 1_000)
+        directory.writeJournal(header + blankLines + longLine + [UInt8](repeating: UInt8(ascii: " "), count: JournalWriter.minimumRoom))
+        let report = try await JournalStorage.verify(directory: directory.url)
+        let firstBlank = lineStarts(header).count + 1
+        #expect(report.damage.first?.line == firstBlank, "the first blank line is damage")
+        #expect(report.tornTail?.offset == header.count + blankLines.count, "the long last line is the torn tail")
     }
 }

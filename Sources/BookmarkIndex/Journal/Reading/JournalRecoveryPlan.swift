@@ -75,7 +75,7 @@ struct JournalRecoveryPlan {
         }
         // Cut off (or, read-only or rewriting, just left behind): reported either way.
         if let tail = scan.tornTail {
-            recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: scan.length - tail.offset, reason: tail.reason)
+            recovery.truncatedTail = .init(line: tail.line, offset: tail.offset, bytes: scan.length - scan.room - tail.offset, reason: tail.reason)
         }
         if let version = reading.migratingFrom { recovery.migratedFromVersion = version }
         if !reading.damage.isEmpty {

@@ -8,14 +8,15 @@ extension JournalScanner {
     /// them) that appends write over; a crash during such a write can leave any of its pages
     /// and not others, so the lines of that one write may read as several unreadable lines, or
     /// a readable one after an unreadable one, just before the room. A write over room is at
-    /// most ``JournalWriter/roomChunk`` bytes or one line: lines from an unreadable one on are
-    /// held back until it is known whether they are that (a torn tail, cut off like a torn last
-    /// line) or damage, as they are in a journal without room.
+    /// most ``JournalWriter/roomChunk`` bytes and leaves at least ``JournalWriter/minimumRoom``
+    /// after it: lines from an unreadable one on are held back until it is known whether they
+    /// are that (a torn tail, cut off like a torn last line) or damage, as they are in a
+    /// journal without room.
     struct Sequencer {
         var lineNumber = 0
         var result = Result(tornTail: nil, goodLength: 0, lastGoodLineStart: 0, lastSequence: 0, header: nil, length: 0)
         /// The lines from an unreadable one on, while they may still be a torn tail.
-        private var held: [Numbered] = []
+        private var held = ArraySlice<Numbered>()
         /// Where the last line read ends.
         private var lastLineEnd: Int?
 
@@ -49,26 +50,31 @@ extension JournalScanner {
         /// could be one write over room; otherwise replayed.
         private mutating func feed(_ entry: Numbered, onEvent: (Event) throws -> Void) throws {
             if held.isEmpty {
-                if entry.fails { held = [entry] } else { try replay(entry, isLast: false, onEvent: onEvent) }
+                if entry.fails { held.append(entry) } else { try replay(entry, isLast: false, onEvent: onEvent) }
                 return
             }
             held.append(entry)
-            guard entry.line.end - held[0].line.start > JournalWriter.roomChunk else { return }
-            // More than one write could leave: the first is damage, the rest go on as usual.
-            let lines = held
-            held = []
-            try replay(lines[0], isLast: false, onEvent: onEvent)
-            for line in lines.dropFirst() { try feed(line, onEvent: onEvent) }
+            // More than one write over room could leave: the first line held is damage, and the
+            // lines held may start again at the next unreadable one. (One line alone may be a
+            // longer write's torn last line: it waits for the end.) Each line leaves once.
+            while held.count > 1, let first = held.first, entry.line.end - first.line.start > JournalWriter.roomChunk {
+                try replay(held.removeFirst(), isLast: false, onEvent: onEvent)
+                while let next = held.first, !next.fails { try replay(held.removeFirst(), isLast: false, onEvent: onEvent) }
+            }
         }
 
         /// At the end of the file: the bytes after its last newline (`tail`) are room, a line
         /// cut short, or both; the lines held are a torn tail or what they are.
         private mutating func finish(tail: [UInt8], onEvent: (Event) throws -> Void) throws {
-            let content = tail.count - tail.reversed().prefix(while: Self.isRoom).count
-            let endsWithRoom = content < tail.count
+            // Room is the trailing spaces and zeros: all of the tail, or at least the least room
+            // a write leaves (fewer after other bytes are a line cut short in its own spaces).
+            let trailing = tail.reversed().prefix(while: Self.isRoom).count
+            let endsWithRoom = trailing == tail.count || trailing >= JournalWriter.minimumRoom
+            result.room = endsWithRoom ? trailing : 0
+            let content = tail.count - result.room
             if let first = held.first {
                 let region = (held.last!.line.end + content) - first.line.start
-                if endsWithRoom && (region <= JournalWriter.roomChunk || (held.count == 1 && content == 0)) {
+                if endsWithRoom && result.room > 0 && region <= JournalWriter.roomChunk {
                     lineNumber = first.number
                     result.tornTail = JournalDamage(
                         line: first.number, offset: first.line.start,
@@ -77,7 +83,7 @@ extension JournalScanner {
                     held = []
                     return
                 }
-                let lines = held
+                let lines = Array(held)
                 held = []
                 for (index, line) in lines.enumerated() {
                     try replay(line, isLast: index == lines.count - 1 && content == 0, onEvent: onEvent)
@@ -87,7 +93,6 @@ extension JournalScanner {
                 lineNumber += 1
                 result.tornTail = JournalDamage(line: lineNumber, offset: lastLineEnd ?? result.goodLength, reason: "the last line is cut short (no newline): a write interrupted by a crash")
             }
-            result.room = tail.count - content
         }
 
         /// Whether `byte` is room: a space, or a zero where a file system lost the spaces.

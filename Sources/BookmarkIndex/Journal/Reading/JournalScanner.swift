@@ -28,7 +28,7 @@ struct JournalScanner {
         var goodLength: Int
         /// The bytes of room at the end of the file, after the last line or a torn tail: spaces
         /// written ahead for durable appends, which a clean close cuts off (see
-        /// ``JournalWriter/room``).
+        /// ``JournalWriter/room``). Not part of a torn tail's bytes, nor of the journal's.
         var room = 0
         /// Where the last good line starts.
         var lastGoodLineStart: Int

@@ -148,8 +148,8 @@ public final class JournalStorage: CompactableStorage {
         try appendNow(contentsOf: CollectionOfOne(changes))
     }
 
-    /// Appends `batches` as one line each, with one `write` and (durable) one `fdatasync` for
-    /// them all (one a piece of 256 KiB of lines, when they are longer), on the pool, in one hand-over: all of them are on disk when this returns, none
+    /// Appends `batches` as one line each, with one `write` and (durable) one sync for them
+    /// all, on the pool, in one hand-over: all of them are on disk when this returns, none
     /// when it throws. What an import or a migration writes, many batches at once.
     ///
     /// - Throws: as ``append(_:)``, for all of them.

@@ -2,44 +2,44 @@
 // at a time, so that each batch is a write over bytes already on disk and an `fdatasync`,
 // which commits no metadata. Appending and fsyncing costs a file-system journal commit for
 // the new length each time: on this project's test machine (ext4), writing a sync's batch
-// lines over room took 0.60-0.65 of that (`append_durable`'s `overwrite_floor_ratio`).
+// lines over room took 0.53-0.65 of that (`append_durable`'s `overwrite_floor_ratio`).
 
 extension JournalWriter {
-    /// How much room is made at a time, and the most bytes of lines written over it at once
-    /// (a longer line is written alone): a crash can leave pieces of one such write between
-    /// the last line and the room, and the scan knows them by that bound
-    /// (``JournalScanner/Result/tornTail``).
+    /// How much room is made at a time, and the most bytes written over room at once: a
+    /// crash can leave pieces of one such write between the last line and the room, and the
+    /// scan knows them by that bound (``JournalScanner/Sequencer``). Longer writes (a group of
+    /// batches, a batch of thousands of bookmarks) are appended as before room.
     static let roomChunk = 256 << 10
+
+    /// The least room left after a write over it: a file that ends with room ends with at
+    /// least this many spaces (or zeros), which no line cut short by a crash does.
+    static let minimumRoom = 4 << 10
 
     /// A chunk of spaces, written as room.
     private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: roomChunk)
 
-    /// Writes `bytes` (whole lines) at the journal's end, durably: in pieces of whole lines of
-    /// at most ``roomChunk`` bytes (or one longer line), each over room (made first when short,
-    /// so that at least a byte of room follows the piece), each made durable before the next.
+    /// Writes `bytes` (whole lines) at the journal's end, durably. Up to ``roomChunk`` bytes go
+    /// over room (made first when less than ``minimumRoom`` would be left), then `fdatasync`.
+    /// More go as an append once the room is cut off (and that cut made durable), then
+    /// `fsync`: one write, so that a crash never keeps part of a group without a power loss,
+    /// and a power loss tears it as it tore any append before room.
     mutating func appendDurably(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws {
-        var start = 0
-        while start < bytes.count {
-            let end = Self.pieceEnd(bytes, from: start)
-            if end - start >= room - start {
-                try makeRoom(in: file, through: length + end + 1)
+        guard bytes.count <= Self.roomChunk else {
+            if room > 0 {
+                try fileSystem.truncate(file, toLength: length)
+                room = 0
+                try fileSystem.synchronize(file)
             }
-            try fileSystem.write(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), to: file, at: length + start)
-            try fileSystem.synchronizeData(file)
-            start = end
+            try fileSystem.write(bytes, to: file, at: length)
+            try fileSystem.synchronize(file)
+            return
         }
+        if bytes.count + Self.minimumRoom > room {
+            try makeRoom(in: file, through: length + bytes.count + Self.minimumRoom)
+        }
+        try fileSystem.write(bytes, to: file, at: length)
+        try fileSystem.synchronizeData(file)
         room -= bytes.count
-    }
-
-    /// Where the piece of `bytes` that begins at `start` ends: after the last newline within
-    /// ``roomChunk`` bytes, or after the line's own newline when the line is longer.
-    static func pieceEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let limit = start + roomChunk
-        guard limit < bytes.count else { return bytes.count }
-        if let newline = JournalScanner.lastIndex(of: 0x0A, in: UnsafeRawBufferPointer(rebasing: bytes[start..<limit])) {
-            return start + newline + 1
-        }
-        return (JournalScanner.firstIndex(of: 0x0A, in: bytes, from: limit) ?? bytes.count - 1) + 1
     }
 
     /// Writes spaces from the file's end to the first multiple of ``roomChunk`` at or after

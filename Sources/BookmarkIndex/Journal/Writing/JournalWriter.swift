@@ -42,9 +42,8 @@ struct JournalWriter {
         try append(contentsOf: CollectionOfOne(changes))
     }
 
-    /// Appends `batches` as one line each, in order, with one `write` (when durable, one a
-    /// piece of at most ``roomChunk`` bytes, each made durable): all of them are on disk, or
-    /// (when a write or sync fails) none.
+    /// Appends `batches` as one line each, in order, with one `write` and (when durable) one
+    /// sync for them all: all of them are on disk, or (when a write or sync fails) none.
     mutating func append(contentsOf batches: some Collection<[BookmarkChange]>) throws {
         try checkWritable()
         guard let file, !batches.isEmpty else { return }
