@@ -41,8 +41,9 @@ import Synchronization
         var crashed = false
         /// The length of each file at its last fsync; files written since are listed as dirty.
         var syncedLength: [String: Int] = [:]
-        /// What writes at an offset wrote over since each file's last fsync: the bytes that were
-        /// there (within its synced length), oldest first, which a power loss puts back.
+        /// What writes at an offset and cuts wrote over or removed since each file's last fsync:
+        /// the bytes that were there (within its synced length), oldest first, which a power
+        /// loss puts back.
         var overwritten: [String: [(offset: Int, bytes: [UInt8])]] = [:]
         var log: [Operation] = []
         /// Files open for reading: closing them is not a step that can fail.
@@ -232,7 +233,8 @@ import Synchronization
         }
     }
 
-    /// Keeps the bytes a write at `offset` is about to replace within the file's synced length.
+    /// Keeps the bytes a write (or a cut) at `offset` is about to replace within the file's
+    /// synced length.
     private func rememberOverwritten(_ path: String, offset: Int, count: Int) {
         state.withLock { state in
             let synced = state.syncedLength[path] ?? 0
@@ -263,12 +265,12 @@ import Synchronization
         }
     }
 
+    /// Until the next fsync of the file, a power loss undoes the cut: the synced bytes it
+    /// removed come back.
     public func truncate(_ file: JournalFileHandle, toLength length: Int) throws {
         try failUnlessWrite(try step(.truncate), .truncate)
+        rememberOverwritten(file.path, offset: length, count: Int.max / 2)
         try base.truncate(file, toLength: length)
-        state.withLock { state in
-            if let synced = state.syncedLength[file.path] { state.syncedLength[file.path] = min(synced, length) }
-        }
     }
 
     public func close(_ file: JournalFileHandle) throws {

@@ -197,6 +197,34 @@ struct JournalRoomTests {
         }
     }
 
+    /// A batch whose fdatasync fails is cut back with the room; a power loss before that cut is
+    /// fsynced undoes it: the room comes back, the failed line does not (it was never synced),
+    /// and the journal opens with the batches acknowledged.
+    @Test func aPowerLossAfterACutBackBringsBackOnlyRoom() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fileSystem = FaultInjectingFileSystem()
+        do {
+            let journal = try await JournalStorage.open(directory: directory.url, options: journalOptions(fileSystem: fileSystem))
+            try await journal.append(batch(0))
+            fileSystem.inject(.fail, atNext: .synchronizeData)
+            fileSystem.inject(.crash(keepingBytes: 0), atNext: .synchronize)
+            await #expect(throws: BookmarkIndexError.self) { try await journal.append(batch(1)) }
+        }
+        let cut = directory.journalBytes()
+        #expect(cut.last == 0x0A, "cut back to the last acknowledged line")
+        fileSystem.restart(losingUnsyncedData: true)
+        let restored = directory.journalBytes()
+        #expect(restored.count == Self.chunk && restored[..<cut.count] == cut[...], "the cut undone")
+        #expect(restored[cut.count...].allSatisfy { $0 == UInt8(ascii: " ") }, "room, not the failed line")
+        let reopened = try await JournalStorage.open(directory: directory.url, options: journalOptions())
+        #expect(reopened.recovery.isClean)
+        var expected = BookmarkIndexState()
+        expected.apply(batch(0))
+        #expect(StateDump(try await reopened.load()) == StateDump(expected))
+        try await reopened.close()
+    }
+
     /// A crash during a write over room can leave any of its pages: here the next two batch
     /// lines, with a page's worth of one or the other still spaces, and the room after them.
     @Test func theLinesOfOneInterruptedWriteBeforeTheRoomAreATornTail() async throws {
