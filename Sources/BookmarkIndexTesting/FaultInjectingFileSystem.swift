@@ -269,7 +269,7 @@ import Synchronization
     /// removed come back.
     public func truncate(_ file: JournalFileHandle, toLength length: Int) throws {
         try failUnlessWrite(try step(.truncate), .truncate)
-        rememberOverwritten(file.path, offset: length, count: Int.max / 2)
+        rememberOverwritten(file.path, offset: length, count: Int.max - length)
         try base.truncate(file, toLength: length)
     }
 

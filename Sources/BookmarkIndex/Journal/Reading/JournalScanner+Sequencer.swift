@@ -29,8 +29,7 @@ extension JournalScanner {
             /// Whether the line cannot be what it stands: unreadable, or a header after the first line.
             var fails: Bool {
                 switch line.outcome {
-                case .unreadable: number > 1
-                case .header: number > 1
+                case .unreadable, .header: number > 1
                 case .batch, .fatal: false
                 }
             }
@@ -69,13 +68,12 @@ extension JournalScanner {
             // Room is the trailing spaces and zeros: all of the tail, or at least the least room
             // a write leaves (fewer after other bytes are a line cut short in its own spaces).
             let trailing = tail.reversed().prefix(while: Self.isRoom).count
-            let endsWithRoom = trailing == tail.count || trailing >= JournalWriter.minimumRoom
+            let endsWithRoom = trailing > 0 && (trailing == tail.count || trailing >= JournalWriter.minimumRoom)
             result.room = endsWithRoom ? trailing : 0
             let content = tail.count - result.room
             if let first = held.first {
                 let region = (held.last!.line.end + content) - first.line.start
-                if endsWithRoom && result.room > 0 && region <= JournalWriter.roomChunk {
-                    lineNumber = first.number
+                if endsWithRoom && region <= JournalWriter.roomChunk {
                     result.tornTail = JournalDamage(
                         line: first.number, offset: first.line.start,
                         reason: "a write interrupted by a crash, before the room written ahead for it"
