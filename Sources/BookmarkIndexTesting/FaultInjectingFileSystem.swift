@@ -180,56 +180,52 @@ import Synchronization
     }
 
     public func openForAppending(atPath path: String, truncating: Bool) throws -> JournalFileHandle {
+        try open(path, emptied: truncating) { try base.openForAppending(atPath: path, truncating: truncating) }
+    }
+
+    public func openForWriting(atPath path: String) throws -> JournalFileHandle {
+        try open(path, emptied: false) { try base.openForWriting(atPath: path) }
+    }
+
+    /// A step that opens `path` for writing with `body`: a new or `emptied` file has nothing
+    /// synced; an existing one counts as synced up to its length when first opened.
+    private func open(_ path: String, emptied: Bool, _ body: () throws -> JournalFileHandle) throws -> JournalFileHandle {
         try failUnlessWrite(try step(.open), .open)
         let existed = base.fileExists(atPath: path)
-        let file = try base.openForAppending(atPath: path, truncating: truncating)
+        let file = try body()
         state.withLock { state in
-            if !existed || truncating { state.syncedLength[path] = 0 }
+            if !existed || emptied { state.syncedLength[path] = 0 }
             else if state.syncedLength[path] == nil { state.syncedLength[path] = length(of: path) }
         }
         return file
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws {
-        switch try step(.write) {
-        case nil:
-            try base.write(bytes, to: file)
-        case .fail:
-            throw Self.error("write failed")
-        case .cutShort(let keeping):
-            try base.write(UnsafeRawBufferPointer(rebasing: bytes[..<min(keeping, bytes.count)]), to: file)
-            throw Self.error("write cut short after \(keeping) bytes")
-        case .crash(let keeping):
-            try base.write(UnsafeRawBufferPointer(rebasing: bytes[..<min(keeping, bytes.count)]), to: file)
-            throw Self.error("crashed during a write after \(keeping) bytes")
-        }
-    }
-
-    public func openForWriting(atPath path: String) throws -> JournalFileHandle {
-        try failUnlessWrite(try step(.open), .open)
-        let existed = base.fileExists(atPath: path)
-        let file = try base.openForWriting(atPath: path)
-        state.withLock { state in
-            if !existed { state.syncedLength[path] = 0 }
-            else if state.syncedLength[path] == nil { state.syncedLength[path] = length(of: path) }
-        }
-        return file
+        try write(bytes) { try base.write($0, to: file) }
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle, at offset: Int) throws {
-        let fault = try step(.write)
-        let kept: Int
-        switch fault {
-        case nil: kept = bytes.count
-        case .fail: throw Self.error("write failed")
-        case .cutShort(let keeping), .crash(let keeping): kept = min(keeping, bytes.count)
+        try write(bytes) { kept in
+            rememberOverwritten(file.path, offset: offset, count: kept.count)
+            try base.write(kept, to: file, at: offset)
         }
-        rememberOverwritten(file.path, offset: offset, count: kept)
-        try base.write(UnsafeRawBufferPointer(rebasing: bytes[..<kept]), to: file, at: offset)
+    }
+
+    /// A write step: `body` writes all of `bytes`, or (a write cut short or a crash) the prefix
+    /// the fault keeps, before the fault is thrown; a failed write writes nothing.
+    private func write(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let fault = try step(.write)
         switch fault {
-        case .cutShort(let keeping): throw Self.error("write cut short after \(keeping) bytes")
-        case .crash(let keeping): throw Self.error("crashed during a write after \(keeping) bytes")
-        case nil, .fail: return
+        case nil:
+            try body(bytes)
+        case .fail:
+            throw Self.error("write failed")
+        case .cutShort(let keeping):
+            try body(UnsafeRawBufferPointer(rebasing: bytes[..<min(keeping, bytes.count)]))
+            throw Self.error("write cut short after \(keeping) bytes")
+        case .crash(let keeping):
+            try body(UnsafeRawBufferPointer(rebasing: bytes[..<min(keeping, bytes.count)]))
+            throw Self.error("crashed during a write after \(keeping) bytes")
         }
     }
 

@@ -56,15 +56,7 @@ import Darwin
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle) throws {
-        var written = 0
-        while written < bytes.count {
-            let count = posixWrite(file.descriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("write to", file.path)
-            }
-            written += count
-        }
+        try writeFully(bytes, to: file) { start, count, _ in posixWrite(file.descriptor, start, count) }
     }
 
     public func openForWriting(atPath path: String) throws -> JournalFileHandle {
@@ -74,9 +66,17 @@ import Darwin
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle, at offset: Int) throws {
+        try writeFully(bytes, to: file) { pwrite(file.descriptor, $0, $1, off_t(offset + $2)) }
+    }
+
+    /// Calls `write` (given where the rest starts, how many bytes are left and how many are
+    /// written) until every byte of `bytes` is written, again after an interrupted call.
+    private func writeFully(
+        _ bytes: UnsafeRawBufferPointer, to file: JournalFileHandle, with write: (UnsafeRawPointer, Int, Int) -> Int
+    ) throws {
         var written = 0
         while written < bytes.count {
-            let count = pwrite(file.descriptor, bytes.baseAddress! + written, bytes.count - written, off_t(offset + written))
+            let count = write(bytes.baseAddress! + written, bytes.count - written, written)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw failure("write to", file.path)
