@@ -32,7 +32,7 @@ public struct PixivBookmarkSource: BookmarkSource {
     /// - Throws: ``BookmarkSyncError`` translated from the client's `PixivError`.
     public func firstPage(of restrict: Restrict) async throws -> BookmarkPage {
         try await translatingErrors {
-            page(try await client.userBookmarks(userID: userID, restrict: restrict.bookmarkRestrict))
+            page(try await client.userBookmarkSummaries(userID: userID, restrict: restrict.bookmarkRestrict))
         }
     }
 
@@ -47,7 +47,7 @@ public struct PixivBookmarkSource: BookmarkSource {
         guard let url = URL(string: token), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw BookmarkSyncError(.other, "The saved page token is not a URL: \(token.prefix(200)). Refresh the list to start a new walk.")
         }
-        return try await translatingErrors { page(try await client.bookmarks(nextURL: url)) }
+        return try await translatingErrors { page(try await client.bookmarkSummaries(nextURL: url)) }
     }
 
     /// The public list's total from the user's detail (one request); `nil` for the private
@@ -69,7 +69,9 @@ public struct PixivBookmarkSource: BookmarkSource {
         return try await translatingErrors { try await client.userDetail(userID: userID).profile.totalIllustBookmarksPublic }
     }
 
-    private func page(_ page: BookmarksPage) -> BookmarkPage {
+    /// A page read as summaries: the client makes no string of what the index drops (a
+    /// page's image URLs but one a work are most of its bytes).
+    private func page(_ page: PixivSummaryPage) -> BookmarkPage {
         BookmarkPage(
             illusts: page.illusts.map(\.snapshot), nextPage: page.nextURL?.absoluteString,
             nextPageBookmarkID: page.nextURL.flatMap(Self.maxBookmarkID)

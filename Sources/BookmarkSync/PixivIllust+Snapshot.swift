@@ -11,14 +11,22 @@ extension PixivIllust {
     /// index keeps what it knew of the work over them. An unparsable `create_date` maps to the
     /// epoch.
     public var snapshot: BookmarkedIllustSnapshot {
+        PixivIllustSummary(self).snapshot
+    }
+}
+
+extension PixivIllustSummary {
+    /// The work as the index keeps it: ``PixivAPI/PixivIllust/snapshot`` of the illust it
+    /// summarizes.
+    var snapshot: BookmarkedIllustSnapshot {
         BookmarkedIllustSnapshot(
             id: id,
             title: title,
             type: IllustType(rawValue: type),
-            artistID: user.id,
-            artistName: user.name,
+            artistID: userID,
+            artistName: userName,
             tags: tags.map { ArtworkTag(name: $0.name, translatedName: $0.translatedName) },
-            thumbnailURL: imageURLs.squareMedium.isEmpty ? nil : imageURLs.squareMedium,
+            thumbnailURL: squareMedium.isEmpty ? nil : squareMedium,
             pageCount: pageCount,
             width: width,
             height: height,

@@ -44,9 +44,14 @@ public struct PixivClient: Sendable {
     /// The first page of a user's illust bookmarks in one list, newest bookmark first (30 per
     /// page). `tag` narrows to bookmarks carrying that bookmark tag of the user's.
     public func userBookmarks(userID: Int, restrict: BookmarkRestrict, tag: String? = nil) async throws -> BookmarksPage {
+        try await decode(BookmarksPage.self, from: send(userBookmarksRequest(userID: userID, restrict: restrict, tag: tag)))
+    }
+
+    /// `GET /v1/user/bookmarks/illust` for a user's list.
+    func userBookmarksRequest(userID: Int, restrict: BookmarkRestrict, tag: String? = nil) throws -> HTTPRequest {
         var query = [("user_id", String(userID)), ("restrict", restrict.rawValue)]
         if let tag { query.append(("tag", tag)) }
-        return try await get("v1/user/bookmarks/illust", query: query, as: BookmarksPage.self)
+        return HTTPRequest(method: "GET", url: try endpoint("v1/user/bookmarks/illust", query: FormEncoding.encode(query)))
     }
 
     /// The page at `nextURL`, exactly as a previous page's ``BookmarksPage/nextURL`` gave it.
@@ -84,7 +89,7 @@ public struct PixivClient: Sendable {
 
     /// `url`, if it points at the configured API host; the access token goes nowhere else, so a
     /// tampered or corrupted saved cursor cannot send it to another server.
-    private func checkedNextURL(_ url: URL) throws -> URL {
+    func checkedNextURL(_ url: URL) throws -> URL {
         let base = configuration.baseURL
         func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
         guard url.scheme?.lowercased() == base.scheme?.lowercased(),
@@ -137,7 +142,7 @@ public struct PixivClient: Sendable {
 
     /// Sends with the app headers and a bearer token; on Pixiv's OAuth rejection, invalidates
     /// the token and retries once with a fresh one. Returns only 2xx responses.
-    private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.timeout = configuration.timeout
         for field in configuration.appHeaders where request.headers[field.name] == nil {

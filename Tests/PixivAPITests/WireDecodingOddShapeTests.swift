@@ -66,9 +66,8 @@ import Testing
         try Self.expectAgreement(UserDetail.self, everyVariantOf: Fixtures.userDetail)
     }
 
-    /// Texts `JSONSerialization` never writes: the reader refuses what it cannot read as
-    /// `JSONDecoder` would, and the client then answers as `JSONDecoder`.
-    @Test(arguments: [
+    /// Texts `JSONSerialization` never writes.
+    static let oddTexts: [String] = [
         #"{"illusts":[{"id":1.0}]}"#, #"{"illusts":[{"id":1e2}]}"#, #"{"illusts":[{"id":-0}]}"#,
         #"{"illusts":[{"id":99999999999999999999}]}"#, #"{"illusts":[{"id":01}]}"#,
         #"{"illusts":[{"id":1,"id":2}]}"#, #"{"illusts":[{"id":1,"title":"a","title":null}]}"#,
@@ -102,7 +101,11 @@ import Testing
         #"{"illusts":[],"next_url":"https://app-api.pixiv.net/v1/user/bookmarks/illust?max_bookmark_id=1"}"#,
         #"{"illusts":[{"id":1,"unknown":"# + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "}]}",
         #"{"illusts":[{"id":1,"unknown":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}]}",
-    ])
+    ]
+
+    /// The reader refuses what it cannot read as `JSONDecoder` would, and the client then
+    /// answers as `JSONDecoder`.
+    @Test(arguments: oddTexts)
     func oddTextsOfABookmarksPage(_ json: String) {
         #expect(Outcome(BookmarksPage.self, Data(json.utf8)).agrees)
     }

@@ -1,3 +1,4 @@
+import BookmarkSync
 import Foundation
 import PixivAPI
 @_spi(Benchmarks) import PixivAPITesting
@@ -17,6 +18,9 @@ struct DecodeItems {
 
     struct Outcome {
         var ours: Figure
+        /// The sync engine's source reading the same pages into the index's snapshots (the
+        /// client reading them as summaries: what the index keeps, the rest only checked).
+        var source: Figure
         var foundation: Figure
         /// Walking the same bodies without making any value (`JSONParseFloor`).
         var floor: Figure
@@ -44,15 +48,17 @@ struct DecodeItems {
         let ratio = decode.ours.median / decode.foundation.median
         let floorPerPage = decode.floor.median / Double(decode.pages)
         let overFloor = decode.ours.median / decode.floor.median
+        let sourcePerPage = decode.source.median / Double(decode.pages)
         item.fields = [
             ("pages", .integer(decode.pages)), ("bytes", .integer(decode.bytes)), ("unit", .string("ms per page")),
             ("megabytes_per_second", .number(megabytesPerSecond)), ("jsondecoder_ms", .number(foundationPerPage)),
             ("jsondecoder_ratio", .number(ratio)), ("parse_floor_ms", .number(floorPerPage)), ("parse_floor_ratio", .number(overFloor)),
+            ("source_page_ms", .number(sourcePerPage)), ("source_floor_ratio", .number(decode.source.median / decode.floor.median)),
         ]
         item.note = String(
-            format: "per page of %.1f kB, %d pages: %.0f MB/s, %.2f × the walk alone (%.3f ms); JSONDecoder %.3f ms a page (ratio %.2f)",
+            format: "per page of %.1f kB, %d pages: %.0f MB/s, %.2f × the walk alone (%.3f ms); the sync's source %.3f ms (%.2f × the walk); JSONDecoder %.3f ms a page (ratio %.2f)",
             Double(decode.bytes) / Double(decode.pages) / 1000, decode.pages, megabytesPerSecond, overFloor, floorPerPage,
-            foundationPerPage, ratio
+            sourcePerPage, decode.source.median / decode.floor.median, foundationPerPage, ratio
         )
         return item
     }
@@ -75,6 +81,7 @@ struct DecodeItems {
         for url in urls { responses[url] = try await recording.send(HTTPRequest(url: url)) }
         let bodies = urls.compactMap { responses[$0]?.body }
         let client = PixivClient(transport: RecordedPages(responses), tokens: token)
+        let source = PixivBookmarkSource(client: client, userID: pixiv.userID)
 
         // Both decoders must give the same pages, or the comparison means nothing.
         for (url, body) in zip(urls, bodies) {
@@ -83,8 +90,13 @@ struct DecodeItems {
                 throw HarnessError("the client and JSONDecoder read \(url) differently")
             }
         }
-        // The client and the floor alternate sample by sample, so that the machine's speed
-        // moving during the run falls on both alike.
+        // The client, the source and the floor alternate sample by sample, so that the
+        // machine's speed moving during the run falls on all alike.
+        func sourceSample() async throws -> Double {
+            try await elapsedMilliseconds {
+                for url in urls { blackHole(try await source.nextPage(url.absoluteString, of: .public).illusts.count) }
+            }
+        }
         func oursSample() async throws -> Double {
             try await elapsedMilliseconds {
                 for url in urls { blackHole(try await client.bookmarks(nextURL: url).illusts.count) }
@@ -97,11 +109,13 @@ struct DecodeItems {
         }
         for _ in 0..<sampling.warmUps {
             _ = try await oursSample()
+            _ = try await sourceSample()
             _ = try floorSample()
         }
-        var oursSamples: [Double] = [], floorSamples: [Double] = []
+        var oursSamples: [Double] = [], sourceSamples: [Double] = [], floorSamples: [Double] = []
         for _ in 0..<sampling.samples {
             oursSamples.append(try await oursSample())
+            sourceSamples.append(try await sourceSample())
             floorSamples.append(try floorSample())
         }
         let ours = Figure(samples: oursSamples), floor = Figure(samples: floorSamples)
@@ -110,6 +124,6 @@ struct DecodeItems {
                 for body in bodies { blackHole(try JSONDecoder().decode(BookmarksPage.self, from: body).illusts.count) }
             }
         }
-        return Outcome(ours: ours, foundation: foundation, floor: floor, bytes: bodies.reduce(0) { $0 + $1.count }, pages: urls.count)
+        return Outcome(ours: ours, source: Figure(samples: sourceSamples), foundation: foundation, floor: floor, bytes: bodies.reduce(0) { $0 + $1.count }, pages: urls.count)
     }
 }

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Pages of bookmarks read as summaries, for an index: the same requests as
+/// ``PixivClient/userBookmarks(userID:restrict:tag:)`` and ``PixivClient/bookmarks(nextURL:)``,
+/// the same errors, without making what an index drops.
+extension PixivClient {
+    /// ``userBookmarks(userID:restrict:tag:)`` without a tag, read as summaries.
+    package func userBookmarkSummaries(userID: Int, restrict: BookmarkRestrict) async throws -> PixivSummaryPage {
+        try summaries(from: await send(userBookmarksRequest(userID: userID, restrict: restrict)))
+    }
+
+    /// ``bookmarks(nextURL:)``, read as summaries.
+    package func bookmarkSummaries(nextURL: URL) async throws -> PixivSummaryPage {
+        try summaries(from: await send(HTTPRequest(method: "GET", url: checkedNextURL(nextURL))))
+    }
+
+    private func summaries(from response: HTTPResponse) throws -> PixivSummaryPage {
+        do {
+            return try PixivSummaryPage.decode(from: response.body)
+        } catch {
+            throw PixivError.undecodable(response, what: "\(BookmarksPage.self)", underlying: error)
+        }
+    }
+}
