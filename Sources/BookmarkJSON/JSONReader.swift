@@ -21,9 +21,6 @@ package struct JSONReader {
     /// Where ``readCachedString()`` (and a reader of values that repeat, such as tags) finds
     /// what it has made before.
     package private(set) var cache: DecodingCache?
-    /// Where ``readEscapedString()`` unescapes a string before making it: one buffer, kept for
-    /// the next, so that a string with escapes costs one allocation, its own.
-    var unescaped: [UInt8] = []
 
     package init(_ bytes: UnsafeRawBufferPointer, position: Int = 0, cache: DecodingCache? = nil, maximumDepth: Int = JSONReader.maximumDepth) {
         self.bytes = bytes

@@ -5,7 +5,8 @@ import PixivAPI
 
 /// Pixiv answering any endpoint the client decodes with any body, under any status and
 /// `Retry-After`: the client throws only ``PixivError``s, the bookmark source (which maps what
-/// the client decoded into the index's rows) only ``BookmarkSyncError``s, and nothing traps.
+/// the client decoded into the index's rows) only ``BookmarkSyncError``s, and nothing traps. A
+/// page the source reads (as summaries) gives the rows the client's full decoding of it gives.
 ///
 /// Input: the endpoint (a byte), the status (a byte), the `Retry-After` (a byte), the body.
 struct PixivBodyTarget: FuzzTarget {
@@ -32,7 +33,9 @@ struct PixivBodyTarget: FuzzTarget {
         let source = PixivBookmarkSource(client: client, userID: 4242)
         let next = URL(string: "https://app-api.pixiv.net/v1/user/bookmarks/illust?user_id=4242&restrict=public&max_bookmark_id=1000")!
         switch endpoint {
-        case 0: expectSyncError { _ = try await source.firstPage(of: .public) }
+        case 0:
+            expectSyncError { _ = try await source.firstPage(of: .public) }
+            expectSameRows(source: source, client: client, next: next)
         case 1: expectSyncError { _ = try await source.nextPage(next.absoluteString, of: .private) }
         case 2: expectSyncError { _ = try await source.totalCount(of: .public) }
         case 3: expectPixivError { try await client.addBookmark(illustID: 1, restrict: .private, tags: ["タグ"]) }
@@ -46,6 +49,16 @@ struct PixivBodyTarget: FuzzTarget {
         default:
             let login = PixivLogin(codeVerifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", transport: transport, now: { now })
             expectPixivError { _ = try await login.exchange("s3gMQGM4_oWmqPZQ2zYbAq8j-qSN7AXtZ4u0M0") }
+        }
+    }
+
+    /// The source reads pages as summaries; the rows it gives are the snapshots of the client's
+    /// full `BookmarksPage`, and it fails exactly where that decoding fails.
+    private func expectSameRows(source: PixivBookmarkSource, client: PixivClient, next: URL) {
+        let rows = try? blocking { try await source.nextPage(next.absoluteString, of: .public) }
+        let page = try? blocking { try await client.bookmarks(nextURL: next) }
+        guard rows?.illusts == page?.illusts.map(\.snapshot), rows?.nextPage == page?.nextURL?.absoluteString else {
+            broken("the source's rows differ from the snapshots of the client's page")
         }
     }
 
