@@ -65,17 +65,27 @@ import Testing
             // `meta_single_page` before the work's sizes, yet after them in order.
             #"{"id": 9, "user": {"id": 0}, "meta_single_page": {"original_image_url": "\#(limit("unknown"))"}, "image_urls": {"medium": "https://i.pximg.net/a.jpg"}}"#,
             #"{"id": 9, "user": {"id": 0}, "meta_single_page": {"original_image_url": "\#(limit("unknown"))"}, "image_urls": {"large": "\#(limit("sanity_level"))"}}"#,
+            // Two kinds among the work's sizes, and among a page's: the first in order decides.
+            #"{"id": 10, "user": {"id": 5}, "image_urls": {"large": "\#(limit("r18g"))", "medium": "\#(limit("r18"))", "square_medium": "\#(limit("mypixiv"))"}}"#,
+            #"{"id": 10, "user": {"id": 5}, "image_urls": {"medium": "\#(limit("r18g"))", "large": "\#(limit("r18"))"}}"#,
+            #"{"id": 10, "user": {"id": 5}, "meta_pages": [{"image_urls": {"square_medium": "\#(limit("r18"))"}}], "meta_single_page": {"original_image_url": "\#(limit("mypixiv"))"}}"#,
+            #"{"id": 10, "user": {"id": 5}, "meta_pages": [{"image_urls": {"original": "\#(limit("mypixiv"))", "large": "\#(limit("r18"))"}}]}"#,
             // The work's own `original` is no placeholder; a page's is.
             #"{"id": 9, "user": {"id": 5}, "image_urls": {"original": "\#(limit("mypixiv"))"}}"#,
             // `limit_` spelt with escapes, and a `limit_` that names no placeholder.
             #"{"id": 9, "user": {"id": 0}, "image_urls": {"medium": "https:\/\/s.pximg.net\/common\/images\/lim\u0069t_unknown_360.png"}}"#,
+            #"{"id": 9, "user": {"id": 5}, "title": "\uD83C\uDF19\u732B", "meta_pages": [{"image_urls": {"large": "https:\/\/s.pximg.net\/common\/images\/limit\u005Fr18_360.png"}}]}"#,
             #"{"id": 9, "user": {"id": 5}, "image_urls": {"medium": "https://i.pximg.net/limit_/9_p0.jpg"}, "meta_pages": [{"image_urls": {"medium": "\#(limit("mypixiv"))"}}]}"#,
         ]
         var reasons: [PixivIllust.InvisibleReason?] = []
         for json in illusts {
             reasons.append(try Self.expectSame(Self.page([json]), "\(json)").illusts.first?.invisibleReason)
         }
-        #expect(Array(reasons.suffix(7)) == [.myPixivOnly, .hiddenByR18GSetting, .deleted, .sanityLimited, nil, .deleted, .myPixivOnly])
+        #expect(Array(reasons.suffix(12)) == [
+            .myPixivOnly, .hiddenByR18GSetting, .deleted, .sanityLimited,
+            .myPixivOnly, .hiddenByR18GSetting, .myPixivOnly, .hiddenByR18Setting,
+            nil, .deleted, .hiddenByR18Setting, .myPixivOnly,
+        ])
     }
 
     /// The reference illust JSON of `JSONSerialization`, for works that take every branch, and
@@ -103,9 +113,9 @@ import Testing
         #expect(pages == 3)
     }
 
-    /// One change anywhere in a page of a work with every field and a placeholder of a
-    /// multi-page work (a member removed, a value of another kind): the sync's reading agrees
-    /// with the full decoding, mapped.
+    /// One change anywhere in a page of a multi-page work with every field and of a placeholder
+    /// (a member removed, a value of another kind): the sync's reading agrees with the full
+    /// decoding, mapped.
     @Test func everyOneChangeToAPage() throws {
         let fixture = try #require(try JSONSerialization.jsonObject(with: Data(Fixtures.bookmarksPage.utf8)) as? [String: Any])
         let works = try #require(fixture["illusts"] as? [Any])

@@ -94,12 +94,12 @@ extension PixivIllustSummary {
             case .illustAIType: illustAIType = try reader.readOptionalInt() ?? 0
             }
         }
-        placeholders.add(squareMedium, slot: 0)
         self.init(
             id: try reader.required(id, "id"), title: title, type: type, squareMedium: squareMedium, userID: userID, userName: userName,
             tags: tags, createDate: PixivDate.parse(createDateText), pageCount: pageCount, width: width, height: height,
             xRestrict: xRestrict, illustAIType: illustAIType, totalView: totalView, totalBookmarks: totalBookmarks,
-            invisibleReason: placeholders.reason(userID: userID) ?? (isVisible ? nil : .unknown)
+            invisibleReason: PixivIllust.InvisibleReason(placeholderURL: squareMedium, userID: userID)
+                ?? placeholders.reason(userID: userID) ?? (isVisible ? nil : .unknown)
         )
     }
 
@@ -123,8 +123,8 @@ extension PixivIllustSummary {
 
     /// An `image_urls` object: its sizes (and, for a page, its `original`) as placeholder
     /// candidates from `slot` on, in ``PixivIllust/invisibleReason``'s order. Returns the
-    /// square crop's URL, made, when `slot` is the work's own (the summary keeps it); else
-    /// `nil`.
+    /// square crop's URL, made, when `slot` is the work's own, 1 (the summary keeps it and
+    /// looks at it first; its slot stays unused); else `nil`.
     private static func readImageURLs(_ reader: inout JSONReader, slot: Int, into placeholders: inout PlaceholderCandidates) throws -> String? {
         let isWork = slot == 1
         var squareMedium: String?
@@ -153,9 +153,11 @@ extension PixivIllustSummary {
     }
 }
 
-/// The image URLs of a work that could name a placeholder, each with its place in the order
-/// ``PixivIllust/invisibleReason`` looks at them (the square crop 0, the work's other sizes
-/// from 1, `meta_single_page`'s original 4, each page's four from 5).
+/// The image URLs of a work, other than its square crop (which a summary keeps and is looked at
+/// first), that could name a placeholder, each with its place in the order
+/// ``PixivIllust/invisibleReason`` looks at them: the work's medium 2 and large 3,
+/// `meta_single_page`'s original 4, each page's square crop, medium, large and original from 5,
+/// four a page. Empty, and allocating nothing, for a work with its real images.
 struct PlaceholderCandidates {
     private var urls: [(slot: Int, url: String)] = []
 
@@ -165,6 +167,7 @@ struct PlaceholderCandidates {
 
     /// The reason of the first placeholder, in order; `nil` when none is one.
     func reason(userID: Int) -> PixivIllust.InvisibleReason? {
+        guard !urls.isEmpty else { return nil }
         for candidate in urls.sorted(by: { $0.slot < $1.slot }) {
             if let reason = PixivIllust.InvisibleReason(placeholderURL: candidate.url, userID: userID) { return reason }
         }
