@@ -8,8 +8,6 @@ import Foundation
 // never copied.
 
 extension PixivSummaryPage {
-    private static let fields = JSONFields<BookmarksPage.CodingKeys>()
-
     /// The page `body` holds, as `PixivSummaryPage(BookmarksPage)` of the page the client's
     /// decoding of a ``BookmarksPage`` gives: read directly, or, for a body the reader refuses,
     /// through that decoding.
@@ -33,14 +31,8 @@ extension PixivSummaryPage {
     }
 
     init(json reader: inout JSONReader) throws {
-        var illusts: [PixivIllustSummary]?, nextURL: URL?
-        try reader.readObject(Self.fields) { reader, field in
-            switch field {
-            case .illusts: illusts = try reader.readArray(of: PixivIllustSummary.init(json:), reservingCapacity: BookmarksPage.pageSize)
-            case .nextURL: nextURL = try reader.readNextURL()
-            }
-        }
-        self.init(illusts: try reader.required(illusts, "illusts"), nextURL: nextURL)
+        let page = try reader.readBookmarksPage(PixivIllustSummary.init(json:))
+        self.init(illusts: page.illusts, nextURL: page.nextURL)
     }
 }
 

@@ -5,17 +5,27 @@ import Foundation
 // `CodingKeys`).
 
 extension BookmarksPage: PixivJSONReadable {
-    private static let fields = JSONFields<CodingKeys>()
-
     init(json reader: inout JSONReader) throws {
-        var illusts: [PixivIllust]?, nextURL: URL?
-        try reader.readObject(Self.fields) { reader, field in
+        let page = try reader.readBookmarksPage(PixivIllust.init(json:))
+        self.init(illusts: page.illusts, nextURL: page.nextURL)
+    }
+}
+
+/// The fields of a page of bookmarks.
+private let bookmarksPageFields = JSONFields<BookmarksPage.CodingKeys>()
+
+extension JSONReader {
+    /// A page of bookmarks, `{"illusts":[…],"next_url":…}`, each of its works read by `illust`
+    /// (a whole ``PixivIllust``, or a ``PixivIllustSummary``).
+    mutating func readBookmarksPage<Illust>(_ illust: (inout JSONReader) throws -> Illust) throws -> (illusts: [Illust], nextURL: URL?) {
+        var illusts: [Illust]?, nextURL: URL?
+        try readObject(bookmarksPageFields) { reader, field in
             switch field {
-            case .illusts: illusts = try reader.readArray(of: PixivIllust.init(json:), reservingCapacity: BookmarksPage.pageSize)
+            case .illusts: illusts = try reader.readArray(of: illust, reservingCapacity: BookmarksPage.pageSize)
             case .nextURL: nextURL = try reader.readNextURL()
             }
         }
-        self.init(illusts: try reader.required(illusts, "illusts"), nextURL: nextURL)
+        return (try required(illusts, "illusts"), nextURL)
     }
 }
 
