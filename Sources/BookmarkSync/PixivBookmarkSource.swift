@@ -8,7 +8,10 @@ import PixivAPI
 /// Each call is one request: the first page of a list, the page a `next_url` names (kept
 /// verbatim as the page token, so a saved cursor resumes exactly where Pixiv said), or the
 /// user's detail for the public total (Pixiv shows no private total, so that one is `nil`
-/// without a request). `PixivError`s become ``BookmarkSyncError``s the engine branches on:
+/// without a request). A page is read as the index keeps it: every field checked as
+/// `PixivClient.bookmarks(nextURL:)` checks it, values made only of what the index keeps, the
+/// rows exactly the `PixivIllust.snapshot` of each of that page's works. `PixivError`s become
+/// ``BookmarkSyncError``s the engine branches on:
 /// rate limits, 5xx and network failures are retried with backoff, a Cloudflare block after a
 /// long wait; auth and undecodable responses are not, and a dead refresh token says to sign in
 /// again.
