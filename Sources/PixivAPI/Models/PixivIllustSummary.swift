@@ -28,48 +28,17 @@ package struct PixivIllustSummary: Sendable, Hashable {
     package var totalView: Int
     package var totalBookmarks: Int
     package var invisibleReason: PixivIllust.InvisibleReason?
+}
 
+extension PixivIllustSummary {
     /// The summary of `illust`.
     package init(_ illust: PixivIllust) {
-        id = illust.id
-        title = illust.title
-        type = illust.type
-        squareMedium = illust.imageURLs.squareMedium
-        userID = illust.user.id
-        userName = illust.user.name
-        tags = illust.tags
-        createDate = illust.createDate
-        pageCount = illust.pageCount
-        width = illust.width
-        height = illust.height
-        xRestrict = illust.xRestrict
-        illustAIType = illust.illustAIType
-        totalView = illust.totalView
-        totalBookmarks = illust.totalBookmarks
-        invisibleReason = illust.invisibleReason
-    }
-
-    init(
-        id: Int, title: String, type: String, squareMedium: String, userID: Int, userName: String, tags: [PixivArtworkTag],
-        createDate: Date?, pageCount: Int, width: Int, height: Int, xRestrict: Int, illustAIType: Int, totalView: Int,
-        totalBookmarks: Int, invisibleReason: PixivIllust.InvisibleReason?
-    ) {
-        self.id = id
-        self.title = title
-        self.type = type
-        self.squareMedium = squareMedium
-        self.userID = userID
-        self.userName = userName
-        self.tags = tags
-        self.createDate = createDate
-        self.pageCount = pageCount
-        self.width = width
-        self.height = height
-        self.xRestrict = xRestrict
-        self.illustAIType = illustAIType
-        self.totalView = totalView
-        self.totalBookmarks = totalBookmarks
-        self.invisibleReason = invisibleReason
+        self.init(
+            id: illust.id, title: illust.title, type: illust.type, squareMedium: illust.imageURLs.squareMedium, userID: illust.user.id,
+            userName: illust.user.name, tags: illust.tags, createDate: illust.createDate, pageCount: illust.pageCount,
+            width: illust.width, height: illust.height, xRestrict: illust.xRestrict, illustAIType: illust.illustAIType,
+            totalView: illust.totalView, totalBookmarks: illust.totalBookmarks, invisibleReason: illust.invisibleReason
+        )
     }
 }
 
@@ -79,15 +48,11 @@ package struct PixivSummaryPage: Sendable, Hashable {
     package var illusts: [PixivIllustSummary]
     /// The next (older) page, exactly as Pixiv sent it; `nil` on the last page.
     package var nextURL: URL?
+}
 
+extension PixivSummaryPage {
     /// The summary of `page`.
     package init(_ page: BookmarksPage) {
-        illusts = page.illusts.map(PixivIllustSummary.init)
-        nextURL = page.nextURL
-    }
-
-    init(illusts: [PixivIllustSummary], nextURL: URL?) {
-        self.illusts = illusts
-        self.nextURL = nextURL
+        self.init(illusts: page.illusts.map(PixivIllustSummary.init), nextURL: page.nextURL)
     }
 }
