@@ -72,8 +72,8 @@ public struct PixivBookmarkSource: BookmarkSource {
         return try await translatingErrors { try await client.userDetail(userID: userID).profile.totalIllustBookmarksPublic }
     }
 
-    /// A page read as summaries: the client makes no string of what the index drops (a
-    /// page's image URLs but one a work are most of its bytes).
+    /// A page read as summaries: the client makes no string of what the index drops (most of
+    /// a page's bytes are image URLs, of which the index keeps one a work).
     private func page(_ page: PixivSummaryPage) -> BookmarkPage {
         BookmarkPage(
             illusts: page.illusts.map(\.snapshot), nextPage: page.nextURL?.absoluteString,

@@ -6,19 +6,11 @@ import Foundation
 extension PixivClient {
     /// ``userBookmarks(userID:restrict:tag:)`` without a tag, read as summaries.
     package func userBookmarkSummaries(userID: Int, restrict: BookmarkRestrict) async throws -> PixivSummaryPage {
-        try summaries(from: await send(userBookmarksRequest(userID: userID, restrict: restrict)))
+        try reading(await send(userBookmarksRequest(userID: userID, restrict: restrict)), as: BookmarksPage.self, PixivSummaryPage.decode)
     }
 
     /// ``bookmarks(nextURL:)``, read as summaries.
     package func bookmarkSummaries(nextURL: URL) async throws -> PixivSummaryPage {
-        try summaries(from: await send(HTTPRequest(method: "GET", url: checkedNextURL(nextURL))))
-    }
-
-    private func summaries(from response: HTTPResponse) throws -> PixivSummaryPage {
-        do {
-            return try PixivSummaryPage.decode(from: response.body)
-        } catch {
-            throw PixivError.undecodable(response, what: "\(BookmarksPage.self)", underlying: error)
-        }
+        try reading(await send(HTTPRequest(method: "GET", url: checkedNextURL(nextURL))), as: BookmarksPage.self, PixivSummaryPage.decode)
     }
 }

@@ -196,10 +196,16 @@ public struct PixivClient: Sendable {
     }
 
     private func decode<T: PixivJSONReadable>(_ type: T.Type, from response: HTTPResponse) throws -> T {
+        try reading(response, as: T.self) { try PixivJSON.decode(type, from: $0) }
+    }
+
+    /// What `read` reads from `response`'s body; what it throws becomes an undecodable
+    /// ``PixivError`` that names the `expected` model.
+    func reading<T>(_ response: HTTPResponse, as expected: Any.Type, _ read: (Data) throws -> T) throws -> T {
         do {
-            return try PixivJSON.decode(type, from: response.body)
+            return try read(response.body)
         } catch {
-            throw PixivError.undecodable(response, what: "\(T.self)", underlying: error)
+            throw PixivError.undecodable(response, what: "\(expected)", underlying: error)
         }
     }
 }
