@@ -3,7 +3,8 @@
 /// When the store compacts: one compaction at a time, and after a failure, a wait of some
 /// batches before the next automatic one.
 struct CompactionSchedule {
-    /// The compaction running, which hands back its failure, if any.
+    /// The compaction running, which hands back its failure, if any; or the checkpoint written
+    /// in place of one, which hands back none.
     var running: Task<BookmarkIndexError?, Never>?
     var consecutiveFailures = 0
     var batchesUntilRetry = 0
@@ -66,10 +67,15 @@ extension BookmarksIndexStore {
         subscribers.subscribe(bufferingPolicy: bufferingPolicy).stream
     }
 
-    /// After a batch, holding the storage: starts a compaction if the storage asks for one.
+    /// After a batch, holding the storage: starts a compaction if the storage asks for one, or
+    /// for a journal that a compaction would hardly shrink, a checkpoint in its place.
     func compactIfDue() async {
         compaction.batchWritten()
         guard let compactor, compaction.mayStart, compactor.isCompactionDue else { return }
+        if let journal = compactor as? JournalStorage, journal.prefersCheckpoint(over: state) {
+            await startCheckpoint(journal)
+            return
+        }
         do {
             _ = try await startCompaction(compactor)
         } catch {
@@ -115,6 +121,19 @@ extension BookmarksIndexStore {
         }
         compaction.running = task
         return task
+    }
+
+    /// Begins a checkpoint of the current state in place of a compaction (the caller holds the
+    /// storage) and writes it in the background, in a task of its own, as a compaction is. No
+    /// event: nothing in the journal changes, and a checkpoint that fails to be written costs
+    /// the next open time, nothing else.
+    private func startCheckpoint(_ journal: JournalStorage) async {
+        guard let work = try? await journal.beginCheckpoint(of: state) else { return }
+        compaction.running = Task { () -> BookmarkIndexError? in
+            await work()
+            compaction.running = nil
+            return nil
+        }
     }
 
     private func compactionEnded(_ failure: BookmarkIndexError?, duration: Duration) {

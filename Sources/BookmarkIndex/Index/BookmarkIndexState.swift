@@ -54,6 +54,11 @@ public struct BookmarkIndexState: Sendable {
         lists[restrict.listIndex].count
     }
 
+    /// The bookmarks of both lists: the rows a journal written whole holds. O(1).
+    var rowCount: Int {
+        lists.reduce(0) { $0 + $1.count }
+    }
+
     /// Whether the index has the bookmark `key`. O(1).
     public func contains(_ key: BookmarkKey) -> Bool {
         lists[key.restrict.listIndex].row(illustID: key.illustID) != nil

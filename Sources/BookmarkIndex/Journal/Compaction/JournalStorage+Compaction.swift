@@ -10,6 +10,8 @@ extension JournalStorage {
     struct PendingJournal {
         var file: JournalFileHandle
         var installed: WholeFileWriter.Installed
+        /// The rows written in it.
+        var records: Int
     }
 
     /// Whether the journal has outgrown its threshold (and no compaction runs). Takes no lock.
@@ -86,7 +88,7 @@ extension JournalStorage {
     func writeCompactedFile(_ state: BookmarkIndexState) throws -> PendingJournal {
         do {
             let (file, installed) = try WholeFileWriter.writeTemporary(state, compacted: options.now(), directory: directory, options: options)
-            return PendingJournal(file: file, installed: installed)
+            return PendingJournal(file: file, installed: installed, records: state.rowCount)
         } catch {
             throw compactionFailure(error)
         }
@@ -103,7 +105,7 @@ extension JournalStorage {
             let carried = writer.carried ?? []
             writer.carried = nil
             let installed = pending.installed
-            let lines = JournalWriter.lines(of: carried, from: installed.nextSequence)
+            let (lines, lastLineStart) = JournalWriter.linesMarkingLast(of: carried, from: installed.nextSequence)
             do {
                 try writer.checkWritable()
                 if !carried.isEmpty {
@@ -123,7 +125,9 @@ extension JournalStorage {
             // The checkpoint covers the compacted part; the carried lines come after it.
             try writer.reopen(
                 after: directory, length: installed.length + lines.count, compactedLength: installed.length,
-                nextSequence: installed.nextSequence + carried.count
+                nextSequence: installed.nextSequence + carried.count,
+                lastLineOffset: carried.isEmpty ? installed.lastLineOffset : installed.length + lastLineStart, id: installed.id,
+                records: pending.records + carried.reduce(0) { $0 + $1.count }
             )
             return installed
         }
@@ -141,7 +145,10 @@ extension JournalStorage {
             } catch {
                 throw BookmarkIndexError(.io, "Could not reset \(journalPath); the journal is unchanged.", underlying: error)
             }
-            try writer.reopen(after: directory, length: installed.length, compactedLength: installed.length, nextSequence: installed.nextSequence)
+            try writer.reopen(
+                after: directory, length: installed.length, compactedLength: installed.length, nextSequence: installed.nextSequence,
+                lastLineOffset: installed.lastLineOffset, id: installed.id, records: 0
+            )
             CheckpointPolicy.refreshCheckpoint(BookmarkIndexState(), coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
         }
     }

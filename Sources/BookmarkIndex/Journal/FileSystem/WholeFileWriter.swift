@@ -12,8 +12,7 @@ enum WholeFileWriter {
 
     struct Written {
         var file: JournalFileHandle
-        var length: Int
-        var nextSequence: Int
+        var installed: Installed
     }
 
     /// A journal written whole.
@@ -44,7 +43,7 @@ enum WholeFileWriter {
         try options.fileSystem.synchronizeDirectory(atPath: directory)
         CheckpointPolicy.refreshCheckpoint(state, coverage: installed.coverage(schemaVersion: options.migrations.currentVersion), directory: directory, options: options)
         let file = try options.fileSystem.openForWriting(atPath: directory + "/" + journalFileName)
-        return Written(file: file, length: installed.length, nextSequence: installed.nextSequence)
+        return Written(file: file, installed: installed)
     }
 
     /// Writes `state` as a complete journal to the temporary file beside the journal and fsyncs

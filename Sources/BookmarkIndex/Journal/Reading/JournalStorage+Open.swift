@@ -10,6 +10,9 @@ extension JournalStorage {
         var file: JournalFileHandle
         var length: Int
         var nextSequence: Int
+        /// Where its last line starts, and its header's `id` (`nil` for an old header without one).
+        var lastLineOffset: Int
+        var id: UInt64?
         var state: BookmarkIndexState
         var recovery: JournalRecoveryReport
     }
@@ -35,10 +38,10 @@ extension JournalStorage {
             throw error
         case .startFresh:
             let written = try WholeFileWriter.writeJournal(plan.state, compacted: nil, directory: directory, options: options)
-            return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: plan.state, recovery: plan.recovery)
+            return Opened(written, state: plan.state, recovery: plan.recovery)
         case .rewrite(let aside):
             let written = try WholeFileWriter.writeJournal(plan.state, compacted: options.now(), directory: directory, options: options, keepingOldAs: aside)
-            return Opened(file: written.file, length: written.length, nextSequence: written.nextSequence, state: plan.state, recovery: plan.recovery)
+            return Opened(written, state: plan.state, recovery: plan.recovery)
         case .append(let cut):
             let scan = reading.scan!
             let file = try fileSystem.openForWriting(atPath: journalPath)
@@ -54,7 +57,10 @@ extension JournalStorage {
             if let coverage = plan.checkpoint {
                 CheckpointPolicy.refreshCheckpoint(plan.state, coverage: coverage, directory: directory, options: options)
             }
-            return Opened(file: file, length: scan.goodLength, nextSequence: scan.lastSequence + 1, state: plan.state, recovery: plan.recovery)
+            return Opened(
+                file: file, length: scan.goodLength, nextSequence: scan.lastSequence + 1, lastLineOffset: scan.lastGoodLineStart,
+                id: reading.header?.id, state: plan.state, recovery: plan.recovery
+            )
         }
     }
 
@@ -67,5 +73,15 @@ extension JournalStorage {
             candidate = "\(path)-\(suffix)"
         }
         return candidate
+    }
+}
+
+extension JournalStorage.Opened {
+    /// A journal the open wrote whole (a new one, or one migrated or salvaged).
+    init(_ written: WholeFileWriter.Written, state: BookmarkIndexState, recovery: JournalRecoveryReport) {
+        self.init(
+            file: written.file, length: written.installed.length, nextSequence: written.installed.nextSequence,
+            lastLineOffset: written.installed.lastLineOffset, id: written.installed.id, state: state, recovery: recovery
+        )
     }
 }

@@ -69,6 +69,11 @@ public final class JournalStorage: CompactableStorage {
     /// Whether the journal has outgrown its threshold: set by whoever holds ``writer`` after a
     /// change of length, read without it (``isCompactionDue`` must not wait for an fsync).
     let compactionDue = Atomic<Bool>(false)
+    /// The records the journal's lines hold (``JournalWriter/records``), and whether a
+    /// checkpoint written now would name the journal and be kept: set and read as
+    /// ``compactionDue`` is, for ``prefersCheckpoint(over:)``.
+    let fileRecords = Atomic<Int>(0)
+    let canCheckpoint = Atomic<Bool>(false)
     var fileSystem: any JournalFileSystem { options.fileSystem }
     var journalPath: String { directory + "/" + Self.journalFileName }
 
@@ -98,7 +103,8 @@ public final class JournalStorage: CompactableStorage {
             recovery = opened.recovery
             writer = Mutex(JournalWriter(
                 file: opened.file, lock: lock, length: opened.length, nextSequence: opened.nextSequence,
-                lengthAfterCompaction: opened.length, loadedState: opened.state, failure: nil, carried: nil,
+                lengthAfterCompaction: opened.length, lastLineOffset: opened.lastLineOffset, journalID: opened.id,
+                records: opened.state.rowCount, loadedState: opened.state, failure: nil, carried: nil,
                 path: self.directory + "/" + Self.journalFileName, fileSystem: fileSystem, durability: options.durability
             ))
         } catch {
@@ -166,12 +172,15 @@ public final class JournalStorage: CompactableStorage {
         }
     }
 
-    /// Updates ``compactionDue`` from the writer's lengths; called holding it.
+    /// Updates ``compactionDue``, ``fileRecords`` and ``canCheckpoint`` from the writer; called
+    /// holding it.
     func noteLength(_ writer: JournalWriter) {
         compactionDue.store(
             writer.isCompactionDue(minimumBytes: options.compactionMinimumBytes, growthFactor: options.compactionGrowthFactor),
             ordering: .relaxed
         )
+        fileRecords.store(writer.records, ordering: .relaxed)
+        canCheckpoint.store(writer.journalID != nil && writer.length >= options.checkpointMinimumBytes, ordering: .relaxed)
     }
 
     /// Deletes every bookmark: writes an empty journal in place of this one.

@@ -12,6 +12,17 @@ struct JournalWriter {
     var length: Int
     var nextSequence: Int
     var lengthAfterCompaction: Int
+    /// Where the last line starts (0, the header's, when the file has no batch): with
+    /// ``journalID``, ``length`` and ``nextSequence``, what a checkpoint of the file as it is
+    /// names (``checkpointCoverage(schemaVersion:)``).
+    var lastLineOffset: Int
+    /// The `id` of the file's header; `nil` for a journal written before headers had one,
+    /// which no checkpoint can name.
+    var journalID: UInt64?
+    /// The records the file's lines hold: the rows it was written whole with (or that the
+    /// index held when it was opened), then every change appended. Set against the rows a
+    /// compaction would write, what compacting would drop.
+    var records: Int
     /// The state read at open, handed over once by `load()`.
     var loadedState: BookmarkIndexState?
     /// Set when the journal's file is in a state this writer can no longer vouch for.
@@ -47,7 +58,7 @@ struct JournalWriter {
     mutating func append(contentsOf batches: some Collection<[BookmarkChange]>) throws {
         try checkWritable()
         guard let file, !batches.isEmpty else { return }
-        let lines = Self.lines(of: batches, from: nextSequence)
+        let (lines, lastLineStart) = Self.linesMarkingLast(of: batches, from: nextSequence)
         do {
             try lines.withUnsafeBytes { bytes in
                 if durability == .always {
@@ -74,18 +85,38 @@ struct JournalWriter {
             let outcome = batches.count == 1 ? "it was not stored" : "none of them was stored"
             throw BookmarkIndexError(.io, "Could not append \(what) to \(path); \(outcome).", underlying: error)
         }
+        lastLineOffset = length + lastLineStart
         length += lines.count
         nextSequence += batches.count
+        records += batches.reduce(0) { $0 + $1.count }
         carried?.append(contentsOf: batches)
     }
 
     /// `batches` as their lines, numbered from `sequence`: what an append writes.
     static func lines(of batches: some Collection<[BookmarkChange]>, from sequence: Int) -> JSONWriter {
+        linesMarkingLast(of: batches, from: sequence).lines
+    }
+
+    /// ``lines(of:from:)``, and where in them the last line starts.
+    static func linesMarkingLast(of batches: some Collection<[BookmarkChange]>, from sequence: Int) -> (lines: JSONWriter, lastLineStart: Int) {
         var lines = JSONWriter(capacity: 512 * batches.reduce(0) { $0 + $1.count })
+        var lastLineStart = 0
         for (offset, changes) in batches.enumerated() {
+            lastLineStart = lines.count
             JournalCodec.appendBatch(sequence: sequence + offset, changes, to: &lines)
         }
-        return lines
+        return (lines, lastLineStart)
+    }
+
+    /// The checkpoint coverage of the file as it is, every line of it; `nil` when its header
+    /// has no `id`.
+    func checkpointCoverage(schemaVersion: Int) -> IndexCheckpoint.Coverage? {
+        journalID.map { id in
+            IndexCheckpoint.Coverage(
+                schemaVersion: schemaVersion, journalID: id, length: length, lines: nextSequence,
+                lastSequence: nextSequence - 1, lastLineOffset: lastLineOffset
+            )
+        }
     }
 
     /// Whether the journal has outgrown its threshold and no compaction runs.
@@ -97,8 +128,11 @@ struct JournalWriter {
     /// After a new journal was renamed into place: closes the old file's handle (its file is
     /// gone), fsyncs the directory and opens the new file for appending. `compactedLength` is
     /// the part written whole (the growth threshold is measured from it); `length` may add the
-    /// lines carried after it.
-    mutating func reopen(after directory: String, length: Int, compactedLength: Int, nextSequence: Int) throws {
+    /// lines carried after it, the last of which starts at `lastLineOffset`; the file's header
+    /// has `id`, and its lines hold `records` records.
+    mutating func reopen(
+        after directory: String, length: Int, compactedLength: Int, nextSequence: Int, lastLineOffset: Int, id: UInt64, records: Int
+    ) throws {
         if let old = file { try? fileSystem.close(old) }
         file = nil
         room = 0
@@ -116,6 +150,9 @@ struct JournalWriter {
         self.length = length
         self.lengthAfterCompaction = compactedLength
         self.nextSequence = nextSequence
+        self.lastLineOffset = lastLineOffset
+        self.journalID = id
+        self.records = records
     }
 
     /// Cuts off the room, then closes the file and releases the lock, both whatever happens to
