@@ -130,6 +130,36 @@ struct CheckpointInPlaceOfCompactionTests {
         try await store.close()
     }
 
+    /// What was superseded before the journal was opened counts too: a file half as long again
+    /// as its rows would take, at the bytes a record took in the lines appended since, is
+    /// compacted, though every line appended since holds new bookmarks.
+    @Test func aJournalOpenedWithMuchSupersededIsCompactedAsItGrows() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var model = BookmarkIndexState()
+        do {
+            let journal = try await JournalStorage.open(directory: directory.url, options: options())
+            for batch in rewrites(count: 60) {
+                try await journal.append(batch)
+                model.apply(batch)
+            }
+            try await journal.close()
+        }
+        let store = try await BookmarksIndexStore.open(directory: directory.url, options: options())
+        let events = await store.events()
+        for batch in newBookmarks(count: 70, first: 1_000) {
+            try await store.apply(batch)
+            model.apply(batch)
+        }
+        try await store.close()
+        var seen: [StoreEvent] = []
+        for await event in events { seen.append(event) }
+        #expect(seen.contains { if case .compactionFinished = $0 { true } else { false } }, "\(seen)")
+        let reopened = try await BookmarksIndexStore.open(directory: directory.url, options: options())
+        #expect(StateDump(await reopened.state) == StateDump(model))
+        try await reopened.close()
+    }
+
     /// A compaction pays when it would drop a quarter of the records or more: rows superseded,
     /// removed, or reset with their list.
     @Test func theJournalPrefersACheckpointWhileCompactingWouldDropLessThanAQuarter() async throws {

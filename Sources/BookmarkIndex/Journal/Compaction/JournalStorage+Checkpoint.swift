@@ -7,14 +7,23 @@ import Foundation
 
 extension JournalStorage {
     /// Whether a compaction that is due would do no better than a checkpoint of `state`, the
-    /// result of every batch acknowledged so far: the journal's lines hold fewer than a third
-    /// more records than `state` has rows (a compaction would drop less than a quarter of them,
-    /// every superseded row, removal and list reset counted as one), and a checkpoint written
-    /// now would name this journal and be kept (``Options/checkpointMinimumBytes``). Takes no
-    /// lock.
+    /// result of every batch acknowledged so far: a checkpoint written now would name this
+    /// journal and be kept (``Options/checkpointMinimumBytes``), and
+    /// - the journal's lines hold fewer than a third more records than `state` has rows (a
+    ///   compaction would drop less than a quarter of them, every superseded row, removal, list
+    ///   reset and metadata change counted as one; the lines of a file as it was opened are
+    ///   taken to hold its rows once), and
+    /// - the journal is less than half as long again as its rows would take at the bytes a
+    ///   record took in the lines appended since it was opened or compacted (what catches a
+    ///   file opened with much superseded in it).
+    ///
+    /// Takes no lock.
     func prefersCheckpoint(over state: BookmarkIndexState) -> Bool {
         guard canCheckpoint.load(ordering: .relaxed) else { return false }
-        return 4 * state.rowCount > 3 * fileRecords.load(ordering: .relaxed)
+        let rows = state.rowCount
+        guard 4 * rows > 3 * fileRecords.load(ordering: .relaxed) else { return false }
+        let perRecord = bytesPerAppendedRecord.load(ordering: .relaxed)
+        return perRecord == 0 || 2 * fileLength.load(ordering: .relaxed) < 3 * rows * perRecord
     }
 
     /// Starts a checkpoint of `state` (every batch acknowledged so far) in place of a due

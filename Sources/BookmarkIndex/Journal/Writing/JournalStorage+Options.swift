@@ -21,9 +21,9 @@ extension JournalStorage {
         /// ... and than this factor times its size after the last compaction (or at open, or the
         /// last checkpoint taken in its place). A store writes a checkpoint instead of compacting
         /// when a compaction would drop less than a quarter of the journal's records (its lines
-        /// are mostly new bookmarks: a first sync, an import) and a checkpoint would be kept
-        /// (``checkpointMinimumBytes``): the journal is left as it is, and the next open reads
-        /// the checkpoint all the same.
+        /// are mostly new bookmarks: a first sync, an import; the journal format's article says
+        /// how that is judged) and a checkpoint would be kept (``checkpointMinimumBytes``): the
+        /// journal is left as it is, and the next open reads the checkpoint all the same.
         public var compactionGrowthFactor = 2.0
         /// A journal at least this many bytes long gets a checkpoint when it is written
         /// whole (compaction, migration, salvage), or opened without a usable one or with more

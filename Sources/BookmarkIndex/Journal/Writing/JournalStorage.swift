@@ -69,10 +69,13 @@ public final class JournalStorage: CompactableStorage {
     /// Whether the journal has outgrown its threshold: set by whoever holds ``writer`` after a
     /// change of length, read without it (``isCompactionDue`` must not wait for an fsync).
     let compactionDue = Atomic<Bool>(false)
-    /// The records the journal's lines hold (``JournalWriter/records``), and whether a
-    /// checkpoint written now would name the journal and be kept: set and read as
-    /// ``compactionDue`` is, for ``prefersCheckpoint(over:)``.
+    /// The records the journal's lines hold (``JournalWriter/records``), its length, the bytes a
+    /// record took in the lines appended lately (0 before any), and whether a checkpoint written
+    /// now would name the journal and be kept: set and read as ``compactionDue`` is, for
+    /// ``prefersCheckpoint(over:)``.
     let fileRecords = Atomic<Int>(0)
+    let fileLength = Atomic<Int>(0)
+    let bytesPerAppendedRecord = Atomic<Int>(0)
     let canCheckpoint = Atomic<Bool>(false)
     var fileSystem: any JournalFileSystem { options.fileSystem }
     var journalPath: String { directory + "/" + Self.journalFileName }
@@ -180,6 +183,8 @@ public final class JournalStorage: CompactableStorage {
             ordering: .relaxed
         )
         fileRecords.store(writer.records, ordering: .relaxed)
+        fileLength.store(writer.length, ordering: .relaxed)
+        bytesPerAppendedRecord.store(writer.appendedRecords == 0 ? 0 : writer.appendedBytes / writer.appendedRecords, ordering: .relaxed)
         canCheckpoint.store(writer.journalID != nil && writer.length >= options.checkpointMinimumBytes, ordering: .relaxed)
     }
 

@@ -23,6 +23,11 @@ struct JournalWriter {
     /// index held when it was opened), then every change appended. Set against the rows a
     /// compaction would write, what compacting would drop.
     var records: Int
+    /// The bytes and the records of the lines this writer appended since the file was opened,
+    /// compacted or reset: the bytes a record takes in the journal, which set against the
+    /// file's length tell what was superseded even before it was opened.
+    var appendedBytes = 0
+    var appendedRecords = 0
     /// The state read at open, handed over once by `load()`.
     var loadedState: BookmarkIndexState?
     /// Set when the journal's file is in a state this writer can no longer vouch for.
@@ -88,7 +93,10 @@ struct JournalWriter {
         lastLineOffset = length + lastLineStart
         length += lines.count
         nextSequence += batches.count
-        records += batches.reduce(0) { $0 + $1.count }
+        let appended = batches.reduce(0) { $0 + $1.count }
+        records += appended
+        appendedRecords += appended
+        appendedBytes += lines.count
         carried?.append(contentsOf: batches)
     }
 
@@ -153,6 +161,8 @@ struct JournalWriter {
         self.lastLineOffset = lastLineOffset
         self.journalID = id
         self.records = records
+        appendedBytes = 0
+        appendedRecords = 0
     }
 
     /// Cuts off the room, then closes the file and releases the lock, both whatever happens to
