@@ -175,8 +175,8 @@ public final class JournalStorage: CompactableStorage {
         }
     }
 
-    /// Updates ``compactionDue``, ``fileRecords`` and ``canCheckpoint`` from the writer; called
-    /// holding it.
+    /// Updates ``compactionDue`` and the figures ``prefersCheckpoint(over:)`` reads from the
+    /// writer; called holding it.
     func noteLength(_ writer: JournalWriter) {
         compactionDue.store(
             writer.isCompactionDue(minimumBytes: options.compactionMinimumBytes, growthFactor: options.compactionGrowthFactor),
