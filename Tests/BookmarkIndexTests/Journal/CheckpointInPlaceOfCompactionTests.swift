@@ -59,6 +59,14 @@ struct CheckpointInPlaceOfCompactionTests {
         }
     }
 
+    /// Appends `batches` to `journal`, a line each, and applies them to `model`.
+    func append(_ batches: [[BookmarkChange]], to journal: JournalStorage, model: inout BookmarkIndexState) async throws {
+        for batch in batches {
+            try await journal.append(batch)
+            model.apply(batch)
+        }
+    }
+
     func readCheckpoint(_ directory: TemporaryDirectory) throws -> (state: BookmarkIndexState, coverage: IndexCheckpoint.Coverage)? {
         try IndexCheckpoint.read(directory: directory.url.path, fileSystem: PosixFileSystem(), pool: .shared)
     }
@@ -139,10 +147,7 @@ struct CheckpointInPlaceOfCompactionTests {
         var model = BookmarkIndexState()
         do {
             let journal = try await JournalStorage.open(directory: directory.url, options: options())
-            for batch in rewrites(count: 60) {
-                try await journal.append(batch)
-                model.apply(batch)
-            }
+            try await append(rewrites(count: 60), to: journal, model: &model)
             try await journal.close()
         }
         let store = try await BookmarksIndexStore.open(directory: directory.url, options: options())
@@ -206,10 +211,7 @@ struct CheckpointInPlaceOfCompactionTests {
         let covered = model
         let lengthAtBegin = directory.journalBytes().count
         let work = try await journal.beginCheckpoint(of: covered)
-        for batch in newBookmarks(count: 5, first: 100_000) {
-            try await journal.append(batch)
-            model.apply(batch)
-        }
+        try await append(newBookmarks(count: 5, first: 100_000), to: journal, model: &model)
         await work()
         // The growth threshold is measured from where the checkpoint began.
         #expect(!journal.isCompactionDue)
@@ -233,15 +235,9 @@ struct CheckpointInPlaceOfCompactionTests {
         defer { directory.remove() }
         var model = BookmarkIndexState()
         let journal = try await JournalStorage.open(directory: directory.url, options: options())
-        for batch in newBookmarks(count: 10) {
-            try await journal.append(batch)
-            model.apply(batch)
-        }
+        try await append(newBookmarks(count: 10), to: journal, model: &model)
         let compaction = try await journal.beginCompaction(to: model)
-        for batch in newBookmarks(count: 3, first: 100_000) {
-            try await journal.append(batch)
-            model.apply(batch)
-        }
+        try await append(newBookmarks(count: 3, first: 100_000), to: journal, model: &model)
         try await compaction()
         await (try await journal.beginCheckpoint(of: model))()
         try await journal.close()
